@@ -1,0 +1,74 @@
+#include "common/log.h"
+
+#include <atomic>
+#include <cstdio>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/time_format.h"
+
+namespace kubex::common {
+namespace {
+
+std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
+std::atomic<std::FILE*> g_out{nullptr};
+std::mutex g_mu;
+
+const char* level_name(LogLevel l) {
+  switch (l) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarn: return "warn";
+    case LogLevel::kError: return "error";
+    default: return "off";
+  }
+}
+
+}  // namespace
+
+bool parse_log_level(std::string_view s, LogLevel& out) {
+  if (s == "debug") out = LogLevel::kDebug;
+  else if (s == "info") out = LogLevel::kInfo;
+  else if (s == "warn" || s == "warning") out = LogLevel::kWarn;
+  else if (s == "error") out = LogLevel::kError;
+  else if (s == "off" || s == "none") out = LogLevel::kOff;
+  else return false;
+  return true;
+}
+
+void set_log_level(LogLevel level) { g_level.store(static_cast<int>(level)); }
+LogLevel log_level() { return static_cast<LogLevel>(g_level.load()); }
+void set_log_output(std::FILE* f) { g_out.store(f); }
+
+bool Logger::enabled(LogLevel level) const { return static_cast<int>(level) >= g_level.load(); }
+
+void Logger::log(LogLevel level, std::string_view msg, const nlohmann::json* fields) const {
+  if (!enabled(level)) return;
+  nlohmann::ordered_json line;
+  line["ts"] = format_rfc3339_milli(RealClock::instance().now());
+  line["level"] = level_name(level);
+  line["logger"] = name_;
+  line["msg"] = std::string(msg);
+  if (fields && fields->is_object()) {
+    for (auto it = fields->begin(); it != fields->end(); ++it) line[it.key()] = it.value();
+  }
+  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text += '\n';
+  std::FILE* out = g_out.load();
+  if (!out) out = stdout;
+  std::lock_guard lk(g_mu);
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+}
+
+void Logger::debug(std::string_view msg) const { log(LogLevel::kDebug, msg, nullptr); }
+void Logger::debug(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kDebug, msg, &f); }
+void Logger::info(std::string_view msg) const { log(LogLevel::kInfo, msg, nullptr); }
+void Logger::info(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kInfo, msg, &f); }
+void Logger::warn(std::string_view msg) const { log(LogLevel::kWarn, msg, nullptr); }
+void Logger::warn(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kWarn, msg, &f); }
+void Logger::error(std::string_view msg) const { log(LogLevel::kError, msg, nullptr); }
+void Logger::error(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kError, msg, &f); }
+
+}  // namespace kubex::common
