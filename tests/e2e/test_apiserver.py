@@ -77,6 +77,12 @@ def test_crd_defaults_explain_and_field_path_errors(sim, tmp_path):
     assert 'spec.color: Unsupported value: "purple"' in res.stderr
     assert "spec.size" in res.stderr and "greater than or equal to 1" in res.stderr
 
+    cel = tmp_path / "cel.yaml"  # x-kubernetes-validations (CEL) rule on spec
+    cel.write_text((MANIFESTS / "widget.yaml").read_text().replace("w1", "w4").replace("color: red", "color: blue"))
+    res = sim.kubectl("apply", "-f", str(cel), check=False)
+    assert res.returncode != 0
+    assert 'spec.size: Invalid value: "object": blue widgets must be at least size 5' in res.stderr, res.stderr
+
     unknown = tmp_path / "unknown.yaml"
     unknown.write_text((MANIFESTS / "widget.yaml").read_text().replace("w1", "w3") + "  shape: round\n")
     res = sim.kubectl("apply", "-f", str(unknown), check=False)  # kubectl asks for fieldValidation=Strict
@@ -319,3 +325,18 @@ def test_client_certificate_and_token_contexts_and_anonymous_401(sim):
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(req, context=ctx, timeout=5)
     assert e.value.code == 401
+
+
+def test_kubectl_create_generators_send_protobuf(sim, namespace):
+    # kubectl's typed commands encode bodies as application/vnd.kubernetes.protobuf.
+    sim.kubectl("create", "namespace", "gen-ns")
+    sim.kubectl("create", "configmap", "cfg", "-n", namespace, "--from-literal=a=1", "--from-literal=b=2")
+    sim.kubectl("create", "deployment", "web", "-n", namespace, "--image=nginx:1.25", "--replicas=3", "--port=8080")
+    sim.kubectl("create", "pdb", "web", "-n", namespace, "--selector=app=web", "--min-available=1")
+    assert sim.kubectl_json("get", "namespace", "gen-ns")["status"]["phase"] == "Active"
+    assert sim.kubectl_json("get", "configmap", "cfg", "-n", namespace)["data"] == {"a": "1", "b": "2"}
+    dep = sim.kubectl_json("get", "deployment", "web", "-n", namespace)
+    assert dep["spec"]["replicas"] == 3
+    c = dep["spec"]["template"]["spec"]["containers"][0]
+    assert c["image"] == "nginx:1.25" and c["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
+    assert sim.kubectl_json("get", "pdb", "web", "-n", namespace)["spec"]["minAvailable"] == 1

@@ -221,6 +221,7 @@ std::expected<json, std::string> Admission::call(const Hook& h, const json& revi
       client->set_ca_cert_path("/etc/ssl/certs/ca-certificates.crt");
     }
     client->set_keep_alive(true);
+    client->set_tcp_nodelay(true);
   }
   client->set_connection_timeout(timeout, 0);
   client->set_read_timeout(timeout, 0);

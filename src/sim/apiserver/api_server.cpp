@@ -10,6 +10,7 @@
 #include "sim/apiserver/admission.h"
 #include "sim/apiserver/discovery.h"
 #include "sim/apiserver/gc.h"
+#include "sim/apiserver/protobuf.h"
 #include "sim/apiserver/table.h"
 
 namespace kubex::sim {
@@ -171,6 +172,11 @@ bool ApiServer::namespace_exists(const std::string& ns, bool& terminating) const
 
 std::expected<json, ApiError> ApiServer::decode_body(const ApiRequest& req) const {
   std::string_view ct = req.content_type;
+  if (ct.find("application/vnd.kubernetes.protobuf") != std::string_view::npos) {
+    auto decoded = decode_k8s_protobuf(req.body);
+    if (!decoded) return std::unexpected(bad_request(decoded.error().str()));
+    return *decoded;
+  }
   if (ct.find("yaml") != std::string_view::npos) {
     auto docs = common::yaml_to_json(req.body);
     if (!docs) return std::unexpected(bad_request("error decoding YAML: " + docs.error().str()));

@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "sim/apiserver/cel.h"
 #include "sim/apiserver/schema.h"
 
 namespace kubex::sim::custom {
@@ -37,6 +38,7 @@ std::string lower(std::string s) {
 
 // The CEL evaluator is plugged into every compiled schema (x-kubernetes-validations).
 ValidationRulesHook rules_hook();
+void check_schema_rules(const json& node, const std::string& path, std::vector<StatusCause>& out);
 
 std::shared_ptr<const StructuralSchema> compile_schema(const json& version, const std::string& path,
                                                        std::vector<StatusCause>* errors) {
@@ -110,8 +112,8 @@ std::vector<StatusCause> validate_crd(const json& crd, const json* old) {
     if (!v.contains("served")) out.push_back(required(p + ".served"));
     if (!v.contains("schema") || !v["schema"].contains("openAPIV3Schema")) {
       out.push_back(required(p + ".schema.openAPIV3Schema", "schemas are required"));
-    } else {
-      compile_schema(v, p, &out);
+    } else if (compile_schema(v, p, &out)) {
+      check_schema_rules(v["schema"]["openAPIV3Schema"], p + ".schema.openAPIV3Schema", out);
     }
   }
   if (storage != 1) {
@@ -217,7 +219,31 @@ std::vector<StatusCause> validate(const ResourceInfo& r, const json& obj, const 
 }
 
 namespace {
-ValidationRulesHook rules_hook() { return nullptr; }
+
+ValidationRulesHook rules_hook() {
+  return [](const json& rules, const json& self, const json* old_self, const std::string& path,
+            std::vector<Cause>& out) {
+    for (auto& v : cel::apply_rules(rules, self, old_self, path)) {
+      out.push_back(Cause{std::move(v.reason), std::move(v.field), std::move(v.message), std::move(v.bad_value)});
+    }
+  };
+}
+
+// Every x-kubernetes-validations list in a schema, with kube-apiserver's schema path of its node.
+void check_schema_rules(const json& node, const std::string& path, std::vector<StatusCause>& out) {
+  if (!node.is_object()) return;
+  if (auto it = node.find("x-kubernetes-validations"); it != node.end()) {
+    for (const auto& v : cel::check_rules(*it, path)) out.push_back({v.reason, v.message, v.field});
+  }
+  if (auto it = node.find("properties"); it != node.end() && it->is_object()) {
+    for (auto p = it->begin(); p != it->end(); ++p) check_schema_rules(p.value(), path + ".properties[" + p.key() + "]", out);
+  }
+  if (auto it = node.find("items"); it != node.end()) check_schema_rules(*it, path + ".items", out);
+  if (auto it = node.find("additionalProperties"); it != node.end()) {
+    check_schema_rules(*it, path + ".additionalProperties", out);
+  }
+}
+
 }  // namespace
 
 }  // namespace kubex::sim::custom
