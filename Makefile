@@ -32,7 +32,7 @@ e2e:
 	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
 
 demo: build
-	$(BUILD_DIR)/bin/kubex-sim demo $(DEMO_ARGS)
+	scripts/demo.sh $(BUILD_DIR)
 
 bench: build
 	scripts/run-benchmarks.sh $(BUILD_DIR)

@@ -14,10 +14,14 @@
 
 namespace {
 
-std::atomic<kubex::sim::HttpServer*> g_server{nullptr};
-
-void on_signal(int) {
-  if (auto* s = g_server.load()) s->stop();
+// Blocks SIGINT/SIGTERM in every thread; a dedicated thread waits for them and shuts the server down.
+sigset_t block_termination_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  return set;
 }
 
 struct ServeOptions {
@@ -31,6 +35,8 @@ struct ServeOptions {
 
 int serve(const ServeOptions& o) {
   using namespace kubex;
+  std::signal(SIGPIPE, SIG_IGN);
+  sigset_t termination = block_termination_signals();
   common::set_log_output(stderr);
   common::LogLevel level;
   if (!common::parse_log_level(o.log_level, level)) {
@@ -99,15 +105,19 @@ int serve(const ServeOptions& o) {
   }
   api.bootstrap(restored > 0);
   api.start();
-  g_server.store(&server);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGPIPE, SIG_IGN);
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&termination, &sig);
+    if (sig == 0) return;
+    api.begin_shutdown();
+    server.stop();
+  });
   std::printf("kubex-sim ready url=%s kubeconfig=%s\n", url.c_str(), kubeconfig.c_str());
   std::fflush(stdout);
   server.serve();
-  g_server.store(nullptr);
   api.stop();
+  pthread_kill(signals.native_handle(), SIGTERM);  // no-op when the thread already returned
+  signals.join();
   return 0;
 }
 

@@ -340,3 +340,31 @@ def test_kubectl_create_generators_send_protobuf(sim, namespace):
     c = dep["spec"]["template"]["spec"]["containers"][0]
     assert c["image"] == "nginx:1.25" and c["ports"] == [{"containerPort": 8080, "protocol": "TCP"}]
     assert sim.kubectl_json("get", "pdb", "web", "-n", namespace)["spec"]["minAvailable"] == 1
+
+
+def test_service_reference_webhook_through_service_map(sim_factory, tmp_path):
+    ca, cert, key = make_certs(tmp_path, names=("hook.webhooks.svc",), ips=())
+    with WebhookServer(cert, key) as hook:
+        s = sim_factory(extra_args=["--service-map", f"webhooks/hook=127.0.0.1:{hook.port}"])
+        adm = client.AdmissionregistrationV1Api(s.client())
+        cfg = webhook_config("MutatingWebhookConfiguration", "svc-hook", "", ca, "default")
+        cfg["webhooks"][0]["clientConfig"] = {"service": {"namespace": "webhooks", "name": "hook", "path": "/mutate"},
+                                              "caBundle": cfg["webhooks"][0]["clientConfig"]["caBundle"]}
+        adm.create_mutating_webhook_configuration(cfg)
+        created = client.CoreV1Api(s.client()).create_namespaced_pod("default", pod("via-service"))
+        assert created.metadata.labels == {"mutated": "yes"}  # certificate verified for hook.webhooks.svc
+
+
+def test_data_dir_survives_kill_and_restart(sim_factory, tmp_path):
+    data = tmp_path / "data"
+    first = sim_factory(data_dir=data)
+    core = client.CoreV1Api(first.client())
+    core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="kept"),
+                                                                    data={"k": "v"}))
+    rv = int(core.read_namespaced_config_map("kept", "default").metadata.resource_version)
+    first.stop(sig=9)  # SIGKILL: nothing is flushed at exit
+    sim_factory(data_dir=data, listen=f"127.0.0.1:{first.port}")
+    core2 = client.CoreV1Api(first.client())  # the old kubeconfig (same CA, port and token) still works
+    assert core2.read_namespaced_config_map("kept", "default").data == {"k": "v"}
+    created = core2.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="new")))
+    assert int(created.metadata.resource_version) > rv

@@ -117,7 +117,13 @@ void ApiServer::bootstrap(bool) {
 
 void ApiServer::start() { gc_->start(); }
 
+void ApiServer::begin_shutdown() {
+  stopping_ = true;
+  store_.wake_all();
+}
+
 void ApiServer::stop() {
+  stopping_ = true;
   if (gc_) gc_->stop();
   store_.wake_all();
 }
@@ -395,14 +401,14 @@ ApiResponse ApiServer::do_list(const ApiRequest& req, const RequestInfo& ri, con
     std::vector<const json*> ptrs;
     for (const auto& p : parsed) ptrs.push_back(&p);
     json t = to_table(r, ptrs, req.param("includeObject").value_or("Metadata"), true, rv, cont);
-    if (result.more) t["metadata"]["remainingItemCount"] = result.remaining;
+    if (result.more && result.remaining >= 0) t["metadata"]["remainingItemCount"] = result.remaining;
     res.body = t.dump();
     return res;
   }
   json meta = {{"resourceVersion", std::to_string(rv)}};
   if (!cont.empty()) {
     meta["continue"] = cont;
-    meta["remainingItemCount"] = result.remaining;
+    if (result.remaining >= 0) meta["remainingItemCount"] = result.remaining;
   }
   std::string body;
   std::size_t total = 128;
@@ -505,7 +511,7 @@ ApiResponse ApiServer::do_watch(const ApiRequest& req, const RequestInfo& ri, co
     }
     auto deadline = std::chrono::steady_clock::now() + timeout;
     auto next_bookmark = std::chrono::steady_clock::now() + options_.bookmark_interval;
-    while (true) {
+    while (!stopping_) {
       auto now = std::chrono::steady_clock::now();
       if (now >= deadline) return;
       auto wait = std::min(deadline, next_bookmark) - now;

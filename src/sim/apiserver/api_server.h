@@ -97,6 +97,8 @@ class ApiServer {
   void set_external_address(std::string address) { options_.external_address = std::move(address); }
   // Starts background workers (garbage collector, namespace finalizer, PDB status). Idempotent.
   void start();
+  // Ends open WATCH streams promptly (before the HTTP server drains its workers).
+  void begin_shutdown();
   void stop();
 
   Registry& registry() { return registry_; }
@@ -170,6 +172,7 @@ class ApiServer {
   void after_remove(const ResourceInfo& r, const nlohmann::json& removed);
 
   ApiServerOptions options_;
+  std::atomic<bool> stopping_{false};
   Registry registry_;
   Store store_;
   std::unique_ptr<Admission> admission_;

@@ -107,7 +107,9 @@ HttpServer::HttpServer(ApiServer& api, Credentials creds, HttpServerOptions opti
   std::size_t threads = impl_->options.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   s.set_keep_alive_max_count(100000);
-  s.set_keep_alive_timeout(90);
+  // Idle keep-alive connections hold a worker thread and delay shutdown until they time out; clients
+  // reconnect transparently.
+  s.set_keep_alive_timeout(10);
   s.set_read_timeout(120, 0);
   s.set_write_timeout(120, 0);
   s.set_payload_max_length(64u << 20);

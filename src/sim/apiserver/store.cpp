@@ -118,11 +118,13 @@ Store::ListResult Store::list(const std::string& storage, const std::string& ns,
       if (filter && !filter(*it->second.index)) continue;
       if (limit && out.items.size() >= limit) {
         out.more = true;
-        ++out.remaining;
-        continue;
+        break;
       }
       out.items.push_back(it->second);
       out.last_key = it->first;
+    }
+    if (out.more && !filter) {
+      for (; it != b->objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) ++out.remaining;
     }
     return out;
   }
@@ -130,12 +132,13 @@ Store::ListResult Store::list(const std::string& storage, const std::string& ns,
     if (filter && !filter(*it->second.index)) continue;
     if (limit && out.items.size() >= limit) {
       out.more = true;
-      ++out.remaining;
-      continue;
+      break;
     }
     out.items.push_back(it->second);
     out.last_key = it->first;
   }
+  // Like kube-apiserver, remainingItemCount is only known for unfiltered lists.
+  if (out.more && !filter) out.remaining = static_cast<std::int64_t>(std::distance(it, b->objects.end()));
   return out;
 }
 

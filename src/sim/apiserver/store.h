@@ -74,7 +74,7 @@ class Store {
     std::uint64_t rv = 0;
     bool more = false;
     std::string last_key;
-    std::int64_t remaining = 0;  // matching items after this page (when more)
+    std::int64_t remaining = -1;  // items after this page; only counted for unfiltered lists (else -1)
   };
   ListResult list(const std::string& storage, const std::string& ns, const std::string& after_key,
                   std::size_t limit, const std::function<bool(const ObjectIndex&)>& filter) const;
