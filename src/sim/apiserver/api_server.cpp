@@ -388,7 +388,9 @@ ApiResponse ApiServer::do_list(const ApiRequest& req, const RequestInfo& ri, con
     }
   }
   std::string ns = r.namespaced ? ri.ns : "";
-  auto result = store_.list(storage_of(r), ns, after, limit, [&](const ObjectIndex& idx) { return matches(*sel, idx); });
+  std::function<bool(const ObjectIndex&)> filter;
+  if (sel->labels || sel->fields) filter = [&](const ObjectIndex& idx) { return matches(*sel, idx); };
+  auto result = store_.list(storage_of(r), ns, after, limit, filter);
   std::uint64_t rv = token_rv ? token_rv : result.rv;
   std::string cont;
   if (result.more) cont = encode_continue({rv, result.last_key});
