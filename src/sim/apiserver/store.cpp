@@ -124,6 +124,7 @@ Store::ListResult Store::list(const std::string& storage, const std::string& ns,
       out.last_key = it->first;
     }
     if (out.more && !filter) {
+      out.remaining = 0;
       for (; it != b->objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) ++out.remaining;
     }
     return out;

@@ -130,3 +130,16 @@ TEST(Store, RestoreContinuesResourceVersionsAfterRecovery) {
   json b = obj("ns", "b");
   EXPECT_EQ(s.create("/pods", "ns/b", b, {}).rv, 42u);
 }
+
+TEST(Store, RemainingCountWithinANamespace) {
+  Store s;
+  for (int i = 0; i < 5; ++i) {
+    json o = obj("a", "o" + std::to_string(i));
+    s.create("/pods", "a/o" + std::to_string(i), o, {});
+  }
+  json other = obj("b", "x");
+  s.create("/pods", "b/x", other, {});
+  auto page = s.list("/pods", "a", "", 2, nullptr);
+  EXPECT_TRUE(page.more);
+  EXPECT_EQ(page.remaining, 3);  // b/x is not counted
+}
