@@ -1,5 +1,7 @@
 #include "common/yaml.h"
 
+#include "common/base64.h"
+
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
@@ -388,44 +390,6 @@ bool looks_like_timestamp(std::string_view s) {
   return s.size() > 4 && is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && is_digit(s[3]) && s[4] == '-';
 }
 
-std::optional<std::string> decode_base64(std::string_view s) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string clean;
-  for (char c : s) {
-    if (c != '\n' && c != '\r') clean += c;
-  }
-  if (clean.size() % 4 != 0) return std::nullopt;
-  std::string out;
-  for (std::size_t i = 0; i < clean.size(); i += 4) {
-    int v[4];
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = clean[i + static_cast<std::size_t>(k)];
-      if (c == '=') {
-        if (i + 4 != clean.size() || k < 2) return std::nullopt;
-        ++pad;
-        v[k] = 0;
-      } else {
-        if (pad > 0) return std::nullopt;
-        v[k] = value(c);
-        if (v[k] < 0) return std::nullopt;
-      }
-    }
-    std::uint32_t n = (static_cast<std::uint32_t>(v[0]) << 18) | (static_cast<std::uint32_t>(v[1]) << 12) |
-                      (static_cast<std::uint32_t>(v[2]) << 6) | static_cast<std::uint32_t>(v[3]);
-    out += static_cast<char>((n >> 16) & 0xFF);
-    if (pad < 2) out += static_cast<char>((n >> 8) & 0xFF);
-    if (pad < 1) out += static_cast<char>(n & 0xFF);
-  }
-  return out;
-}
 
 // strconv.FormatFloat(f, 'g', -1, 32), with go-yaml's names for the non-finite values.
 std::string format_float_key(double d) {
@@ -749,7 +713,12 @@ class Converter {
     }
     if (short_tag == "str") return out;
     if (short_tag == "binary") {
-      auto decoded = decode_base64(out.text);
+      // !!binary may wrap lines; the base64 itself is the standard alphabet with padding.
+      std::string joined;
+      for (char c : out.text) {
+        if (c != '\n' && c != '\r') joined += c;
+      }
+      auto decoded = base64_decode(joined);
       if (!decoded) return fail(position(node.mark) + "!!binary value contains invalid base64 data");
       out.text = sanitize_utf8(*decoded);
       return out;
