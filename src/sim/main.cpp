@@ -11,6 +11,7 @@
 #include "sim/apiserver/credentials.h"
 #include "sim/apiserver/http_server.h"
 #include "sim/apiserver/persistence.h"
+#include "sim/cluster/cluster.h"
 
 namespace {
 
@@ -31,6 +32,9 @@ struct ServeOptions {
   std::vector<std::string> service_map;
   std::size_t watch_cache_size = 10000;
   std::string log_level = "info";
+  std::string config;
+  std::string metrics_listen = "127.0.0.1:0";
+  bool no_cluster = false;
 };
 
 int serve(const ServeOptions& o) {
@@ -66,6 +70,12 @@ int serve(const ServeOptions& o) {
       return 2;
     }
     api_opts.service_map[m.substr(0, eq)] = m.substr(eq + 1);
+  }
+  auto cluster_config = o.config.empty() ? sim::cluster::ClusterConfig::defaults()
+                                         : sim::cluster::ClusterConfig::load(o.config);
+  if (!cluster_config) {
+    std::fprintf(stderr, "kubex-sim: invalid --config: %s\n", cluster_config.error().str().c_str());
+    return 2;
   }
   auto creds = sim::load_or_create_credentials(o.data_dir);
   if (!creds) {
@@ -105,6 +115,20 @@ int serve(const ServeOptions& o) {
   }
   api.bootstrap(restored > 0);
   api.start();
+  std::unique_ptr<sim::cluster::Cluster> cluster;
+  std::string metrics_url;
+  if (!o.no_cluster) {
+    cluster = std::make_unique<sim::cluster::Cluster>(api, *cluster_config);
+    auto mport = cluster->start(o.metrics_listen);
+    if (!mport) {
+      std::fprintf(stderr, "kubex-sim: %s\n", mport.error().str().c_str());
+      return 1;
+    }
+    if (*mport > 0) {
+      auto mcolon = o.metrics_listen.rfind(':');
+      metrics_url = "http://" + o.metrics_listen.substr(0, mcolon) + ":" + std::to_string(*mport) + "/metrics";
+    }
+  }
   std::thread signals([&] {
     int sig = 0;
     sigwait(&termination, &sig);
@@ -112,9 +136,11 @@ int serve(const ServeOptions& o) {
     api.begin_shutdown();
     server.stop();
   });
-  std::printf("kubex-sim ready url=%s kubeconfig=%s\n", url.c_str(), kubeconfig.c_str());
+  std::printf("kubex-sim ready url=%s kubeconfig=%s%s%s\n", url.c_str(), kubeconfig.c_str(),
+              metrics_url.empty() ? "" : " metrics=", metrics_url.c_str());
   std::fflush(stdout);
   server.serve();
+  if (cluster) cluster->stop();
   api.stop();
   pthread_kill(signals.native_handle(), SIGTERM);  // no-op when the thread already returned
   signals.join();
@@ -136,6 +162,10 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--watch-cache-size", so.watch_cache_size,
                         "Events kept per resource for WATCH; older resourceVersions get 410 Gone");
   serve_cmd->add_option("--log-level", so.log_level, "debug, info, warn or error");
+  serve_cmd->add_option("--config", so.config, "Cluster configuration (YAML): node pools, kubelet timings, GPU isolation");
+  serve_cmd->add_option("--metrics-listen", so.metrics_listen,
+                        "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)");
+  serve_cmd->add_flag("--no-cluster", so.no_cluster, "Serve the API only: no nodes, controllers or schedulers");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -378,6 +378,9 @@ std::expected<void, ApiError> Admission::mutate(const Attributes& a, json& obj, 
 
 std::expected<void, ApiError> Admission::validate(const Attributes& a, const json& obj, const json* old,
                                                   std::vector<std::string>& warnings) {
+  for (const auto& [name, plugin] : server_.validation_plugins()) {
+    if (auto r = plugin(*a.resource, a.subresource, a.operation, obj, old); !r) return r;
+  }
   json copy = obj;
   return run(false, a, copy, old, warnings);
 }

@@ -128,6 +128,16 @@ void ApiServer::stop() {
   store_.wake_all();
 }
 
+void ApiServer::add_validation_plugin(std::string name, ValidationPlugin plugin) {
+  std::lock_guard lk(plugins_mu_);
+  plugins_.emplace_back(std::move(name), std::move(plugin));
+}
+
+std::vector<std::pair<std::string, ApiServer::ValidationPlugin>> ApiServer::validation_plugins() const {
+  std::lock_guard lk(plugins_mu_);
+  return plugins_;
+}
+
 std::string ApiServer::storage_of(const ResourceInfo& r) { return r.group + "/" + r.plural; }
 
 UserInfo ApiServer::controller_user() const {

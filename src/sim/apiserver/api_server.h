@@ -117,6 +117,14 @@ class ApiServer {
                    const std::multimap<std::string, std::string>& query = {});
   UserInfo controller_user() const;
 
+  // A built-in validating admission step (e.g. the KAI-Scheduler's pod validation the simulated cluster
+  // emulates). It runs for every write before the ValidatingWebhookConfigurations; an error rejects it.
+  using ValidationPlugin = std::function<std::expected<void, ApiError>(
+      const ResourceInfo& r, const std::string& subresource, const std::string& operation, const nlohmann::json& obj,
+      const nlohmann::json* old)>;
+  void add_validation_plugin(std::string name, ValidationPlugin plugin);
+  std::vector<std::pair<std::string, ValidationPlugin>> validation_plugins() const;
+
  private:
   friend class Admission;
   friend class GarbageCollector;
@@ -178,6 +186,8 @@ class ApiServer {
   std::unique_ptr<Admission> admission_;
   std::unique_ptr<GarbageCollector> gc_;
   common::Logger log_{"kubex-sim.apiserver"};
+  mutable std::mutex plugins_mu_;
+  std::vector<std::pair<std::string, ValidationPlugin>> plugins_;
   std::mutex doc_mu_;
   std::map<std::string, std::pair<std::uint64_t, std::string>> doc_cache_;
 };

@@ -1,0 +1,61 @@
+// The simulated cluster's shape (kubex-sim serve --config FILE): node pools, kubelet timings, GPU memory
+// isolation and KubeAI model profiles.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace kubex::sim::cluster {
+
+struct Taint {
+  std::string key, value, effect;  // effect: NoSchedule, PreferNoSchedule or NoExecute
+};
+
+struct NodePool {
+  std::string name;
+  int count = 1;
+  int gpus_per_node = 0;
+  std::string gpu_product = "Tesla-T4";
+  std::int64_t gpu_memory_mib = 16384;
+  std::string cpu = "16";
+  std::string memory = "64Gi";
+  int max_pods = 110;
+  std::map<std::string, std::string> labels;
+  std::vector<Taint> taints;
+};
+
+struct KubeletConfig {
+  std::chrono::milliseconds start_delay{1000};   // bound -> Running
+  std::chrono::milliseconds ready_delay{1000};   // Running -> Ready
+  std::chrono::milliseconds stop_delay{500};     // graceful deletion -> gone (capped by the grace period)
+  std::chrono::milliseconds crash_backoff_base{10000};
+  std::chrono::milliseconds crash_backoff_max{300000};
+  std::chrono::milliseconds job_run_time{5000};  // default run time of pods with restartPolicy Never/OnFailure
+};
+
+struct ModelProfile {
+  std::int64_t gpus = 1;
+  std::string cpu = "4";
+  std::string memory = "16Gi";
+};
+
+struct ClusterConfig {
+  std::vector<NodePool> pools;
+  KubeletConfig kubelet;
+  std::string memory_isolation = "None";  // None | HAMiCore
+  std::map<std::string, ModelProfile> model_profiles;
+  std::string vllm_image = "vllm/vllm-openai:v0.6.3";
+  std::chrono::milliseconds gpu_sample_interval{1000};
+
+  // 3 nodes with 2 Tesla-T4 GPUs each plus one CPU node.
+  static ClusterConfig defaults();
+  static common::Result<ClusterConfig> parse(const nlohmann::json& doc);
+  static common::Result<ClusterConfig> load(const std::string& path);
+};
+
+}  // namespace kubex::sim::cluster
