@@ -1,0 +1,204 @@
+#include "api/views.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "common/label_selector.h"
+#include "common/quantity.h"
+#include "common/time_format.h"
+
+namespace kubex::api {
+
+using nlohmann::json;
+
+namespace {
+
+bool kept_pod_annotation(std::string_view k) {
+  return k == "gpu-fraction" || k == "gpu-fraction-container-name" || k == "gpu-memory" ||
+         k == "gpu-fraction-num-devices" || k == "karpenter.sh/do-not-disrupt" ||
+         k.find("rightsizing.kubex.ai/") != std::string_view::npos || k.find("kubex.ai/") != std::string_view::npos;
+}
+
+bool kept_workload_annotation(std::string_view k) { return k.find("rightsizing.kubex.ai/") != std::string_view::npos; }
+
+Labels pairs(const json& obj, bool (*keep)(std::string_view)) {
+  Labels out;
+  if (!obj.is_object()) return out;
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (keep && !keep(it.key())) continue;
+    out.emplace_back(IStr(it.key()), IStr(it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.str() < b.first.str(); });
+  return out;
+}
+
+std::vector<OwnerRef> owners_of(const json& meta) {
+  std::vector<OwnerRef> out;
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return out;
+  for (const auto& r : meta["ownerReferences"]) {
+    out.push_back({IStr(r.value("apiVersion", "")), IStr(r.value("kind", "")), IStr(r.value("name", "")),
+                   r.value("uid", ""), r.value("controller", false)});
+  }
+  return out;
+}
+
+common::TimePoint ts(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return {};
+  auto t = common::parse_rfc3339(obj[key].get<std::string>());
+  return t ? *t : common::TimePoint{};
+}
+
+std::optional<std::int64_t> whole(const json& list, const char* key) {
+  if (!list.is_object() || !list.contains(key)) return std::nullopt;
+  auto q = common::Quantity::from_json(list[key]);
+  if (!q) return std::nullopt;
+  return q->value();
+}
+
+std::optional<std::int64_t> milli(const json& list, const char* key) {
+  if (!list.is_object() || !list.contains(key)) return std::nullopt;
+  auto q = common::Quantity::from_json(list[key]);
+  if (!q) return std::nullopt;
+  return q->milli_value();
+}
+
+ContainerView container(const json& c, bool init) {
+  ContainerView v;
+  v.name = IStr(c.value("name", ""));
+  v.image = IStr(c.value("image", ""));
+  v.init = init;
+  v.restartable = init && c.value("restartPolicy", "") == "Always";
+  const json res = c.value("resources", json::object());
+  const json req = res.value("requests", json::object());
+  const json lim = res.value("limits", json::object());
+  v.gpu_request = whole(req, "nvidia.com/gpu");
+  v.gpu_limit = whole(lim, "nvidia.com/gpu");
+  v.cpu_request_milli = milli(req, "cpu");
+  v.cpu_limit_milli = milli(lim, "cpu");
+  v.memory_request = whole(req, "memory");
+  v.memory_limit = whole(lim, "memory");
+  return v;
+}
+
+}  // namespace
+
+const IStr* find(const Labels& labels, std::string_view key) {
+  auto it = std::lower_bound(labels.begin(), labels.end(), key,
+                             [](const auto& p, std::string_view k) { return p.first.view() < k; });
+  if (it != labels.end() && it->first.view() == key) return &it->second;
+  return nullptr;
+}
+
+Labels labels_from(const json& obj) { return pairs(obj, nullptr); }
+
+bool labels_match(const Labels& labels, const json& selector) {
+  auto sel = common::LabelSelector::from_json(selector, "selector");
+  if (!sel) return false;
+  return sel->matches_lookup([&](std::string_view k) -> std::optional<std::string_view> {
+    const IStr* v = find(labels, k);
+    if (!v) return std::nullopt;
+    return v->view();
+  });
+}
+
+const OwnerRef* PodView::controller() const {
+  for (const auto& o : owners) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
+const OwnerRef* WorkloadView::controller() const {
+  for (const auto& o : owners) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
+std::shared_ptr<const PodView> project_pod(const json& pod) {
+  auto p = std::make_shared<PodView>();
+  common::fill_meta(*p, pod);
+  const json& m = pod.contains("metadata") ? pod["metadata"] : json::object();
+  p->uid = m.value("uid", "");
+  p->labels = pairs(m.value("labels", json::object()), nullptr);
+  p->annotations = pairs(m.value("annotations", json::object()), kept_pod_annotation);
+  p->owners = owners_of(m);
+  p->created = ts(m, "creationTimestamp");
+  p->deleting = m.contains("deletionTimestamp") && !m["deletionTimestamp"].is_null();
+  if (p->deleting) p->deletion = ts(m, "deletionTimestamp");
+  const json spec = pod.value("spec", json::object());
+  p->node_name = IStr(spec.value("nodeName", ""));
+  p->scheduler_name = IStr(spec.value("schedulerName", "default-scheduler"));
+  for (const auto& c : spec.value("initContainers", json::array())) p->containers.push_back(container(c, true));
+  for (const auto& c : spec.value("containers", json::array())) p->containers.push_back(container(c, false));
+  const json st = pod.value("status", json::object());
+  p->phase = IStr(st.value("phase", "Pending"));
+  p->started = ts(st, "startTime");
+  for (const auto& c : st.value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready" && c.value("status", "") == "True") {
+      p->ready = true;
+      p->ready_since = ts(c, "lastTransitionTime");
+    }
+  }
+  for (const auto& cs : st.value("containerStatuses", json::array())) p->restarts += cs.value("restartCount", 0);
+  return p;
+}
+
+std::shared_ptr<const NodeView> project_node(const json& node) {
+  auto n = std::make_shared<NodeView>();
+  common::fill_meta(*n, node);
+  const json& m = node["metadata"];
+  n->uid = m.value("uid", "");
+  n->labels = pairs(m.value("labels", json::object()), nullptr);
+  const json spec = node.value("spec", json::object());
+  n->unschedulable = spec.value("unschedulable", false);
+  for (const auto& t : spec.value("taints", json::array())) {
+    n->taints.emplace_back(IStr(t.value("key", "")), IStr(t.value("value", "") + ":" + t.value("effect", "")));
+  }
+  const json st = node.value("status", json::object());
+  n->gpu_allocatable = whole(st.value("allocatable", json::object()), "nvidia.com/gpu").value_or(0);
+  for (const auto& c : st.value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready") n->ready = c.value("status", "") == "True";
+  }
+  return n;
+}
+
+std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
+  auto w = std::make_shared<WorkloadView>();
+  common::fill_meta(*w, obj);
+  w->kind = IStr(obj.value("kind", ""));
+  const json& m = obj["metadata"];
+  w->uid = m.value("uid", "");
+  w->generation = m.value("generation", std::int64_t{0});
+  w->labels = pairs(m.value("labels", json::object()), nullptr);
+  w->annotations = pairs(m.value("annotations", json::object()), kept_workload_annotation);
+  w->owners = owners_of(m);
+  const json spec = obj.value("spec", json::object());
+  if (spec.contains("replicas") && spec["replicas"].is_number_integer()) w->replicas = spec["replicas"].get<std::int64_t>();
+  if (spec.contains("strategy") && spec["strategy"].contains("rollingUpdate")) {
+    const json& mu = spec["strategy"]["rollingUpdate"].value("maxUnavailable", json());
+    if (!mu.is_null()) w->max_unavailable = mu.is_string() ? mu.get<std::string>() : mu.dump();
+  } else if (spec.contains("updateStrategy") && spec["updateStrategy"].contains("rollingUpdate")) {
+    const json& mu = spec["updateStrategy"]["rollingUpdate"].value("maxUnavailable", json());
+    if (!mu.is_null()) w->max_unavailable = mu.is_string() ? mu.get<std::string>() : mu.dump();
+  }
+  if (spec.contains("selector")) w->selector_json = spec["selector"].dump();
+  if (spec.contains("template")) {
+    w->template_json = spec["template"].dump();
+  } else if (spec.contains("jobTemplate") && spec["jobTemplate"].contains("spec") &&
+             spec["jobTemplate"]["spec"].contains("template")) {
+    w->template_json = spec["jobTemplate"]["spec"]["template"].dump();
+  }
+  return w;
+}
+
+std::size_t approx_bytes(const PodView& p) {
+  std::size_t n = sizeof(PodView) + p.uid.capacity() + p.resource_version.capacity();
+  n += p.labels.capacity() * sizeof(p.labels[0]) + p.annotations.capacity() * sizeof(p.annotations[0]);
+  n += p.owners.capacity() * sizeof(OwnerRef);
+  for (const auto& o : p.owners) n += o.uid.capacity();
+  n += p.containers.capacity() * sizeof(ContainerView);
+  return n;
+}
+
+}  // namespace kubex::api

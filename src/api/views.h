@@ -1,0 +1,92 @@
+// Compact projections of core Kubernetes objects (DESIGN §2.3): only the fields kubex's decisions read,
+// with interned strings, so the engine can cache ~33,000 pods in a small footprint.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/intern.h"
+#include "common/cached_object.h"
+
+namespace kubex::api {
+
+using common::IStr;
+using Labels = std::vector<std::pair<IStr, IStr>>;  // sorted by key
+
+const IStr* find(const Labels& labels, std::string_view key);
+Labels labels_from(const nlohmann::json& object_or_null);
+bool labels_match(const Labels& labels, const nlohmann::json& selector);  // metav1.LabelSelector
+
+struct OwnerRef {
+  IStr api_version, kind, name;
+  std::string uid;
+  bool controller = false;
+};
+
+// A container's resources, in the units decisions use.
+struct ContainerView {
+  IStr name;
+  IStr image;
+  bool init = false;          // an init container
+  bool restartable = false;   // restartPolicy: Always (sidecar) init container
+  std::optional<std::int64_t> gpu_request, gpu_limit;  // whole nvidia.com/gpu
+  std::optional<std::int64_t> cpu_request_milli, cpu_limit_milli, memory_request, memory_limit;
+  bool is_target() const { return !init || restartable; }  // SPEC §0 target containers
+};
+
+struct PodView : common::CachedObject {
+  std::string uid;
+  Labels labels;
+  Labels annotations;  // only the keys kubex reads (see kPodAnnotationKeys in views.cpp)
+  std::vector<OwnerRef> owners;
+  IStr node_name, scheduler_name, phase;
+  std::vector<ContainerView> containers;  // init containers first (in pod order), then regular containers
+  common::TimePoint created{}, started{}, deletion{};
+  bool deleting = false;
+  bool ready = false;
+  common::TimePoint ready_since{};  // lastTransitionTime of Ready=True
+  int restarts = 0;
+
+  const OwnerRef* controller() const;
+  const IStr* annotation(std::string_view key) const { return find(annotations, key); }
+  const IStr* label(std::string_view key) const { return find(labels, key); }
+};
+
+struct NodeView : common::CachedObject {
+  std::string uid;
+  Labels labels;
+  std::int64_t gpu_allocatable = 0;
+  bool unschedulable = false, ready = false;
+  std::vector<std::pair<IStr, IStr>> taints;  // key=value:effect as (key, value + ":" + effect)
+};
+
+// Deployments, StatefulSets, DaemonSets, ReplicaSets, Jobs, CronJobs, Rollouts, Models, ...
+struct WorkloadView : common::CachedObject {
+  IStr kind;
+  std::string uid;
+  std::int64_t generation = 0;
+  Labels labels;
+  Labels annotations;  // only keys of the rightsizing.kubex.ai family and pause-until
+  std::vector<OwnerRef> owners;
+  std::optional<std::int64_t> replicas;
+  std::string max_unavailable;  // rolling-update maxUnavailable as written ("25%", "1"), "" if none
+  std::string selector_json;    // spec.selector, compact JSON
+  std::string template_json;    // the pod template (spec.template, jobTemplate's, or Model spec), compact JSON
+
+  const OwnerRef* controller() const;
+  const IStr* annotation(std::string_view key) const { return find(annotations, key); }
+};
+
+std::shared_ptr<const PodView> project_pod(const nlohmann::json& pod);
+std::shared_ptr<const NodeView> project_node(const nlohmann::json& node);
+std::shared_ptr<const WorkloadView> project_workload(const nlohmann::json& obj);
+
+// Approximate heap bytes of a projection (for memory reports).
+std::size_t approx_bytes(const PodView& p);
+
+}  // namespace kubex::api

@@ -1,0 +1,115 @@
+// Informers (DESIGN §2.3, §3 kube/cache): a reflector (paginated LIST, then WATCH from its resourceVersion
+// with bookmarks; reconnect with back-off; 410 Gone -> relist and deliver the difference as events) feeding
+// a store of compact projections with secondary indexes, and event handlers.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/cached_object.h"
+#include "common/log.h"
+#include "kube/client/client.h"
+
+namespace kubex::kube {
+
+using common::CachedObject;
+using common::ObjectPtr;
+using common::fill_meta;
+
+// Turns a JSON object into its projection (or nullptr to ignore the object).
+using Projector = std::function<ObjectPtr(const nlohmann::json& obj)>;
+
+struct InformerHandlers {
+  std::function<void(const ObjectPtr& obj)> on_add;
+  std::function<void(const ObjectPtr& old_obj, const ObjectPtr& new_obj)> on_update;
+  std::function<void(const ObjectPtr& obj)> on_delete;
+};
+
+// Values of a secondary index for one object (e.g. its namespace, owner UIDs, node name, label values).
+using IndexFunc = std::function<std::vector<std::string>(const CachedObject& obj)>;
+
+struct InformerOptions {
+  std::string label_selector, field_selector;
+  int page_size = 500;
+  int watch_timeout_seconds = 300;
+  std::chrono::milliseconds resync{0};  // 0 = no periodic resync; otherwise on_update(obj, obj) for all
+  std::chrono::milliseconds backoff_base{250};
+  std::chrono::milliseconds backoff_cap{30000};
+};
+
+class Informer {
+ public:
+  // `list_path`: the collection, e.g. "/api/v1/pods" (all namespaces) or "/apis/apps/v1/deployments".
+  Informer(std::shared_ptr<Client> client, std::string list_path, Projector project, InformerOptions options = {});
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // Registration happens before start().
+  void add_handlers(InformerHandlers handlers);
+  void add_index(const std::string& name, IndexFunc fn);
+
+  void start();
+  void stop();
+  bool synced() const { return synced_; }
+  bool wait_synced(std::chrono::milliseconds timeout) const;
+
+  ObjectPtr get(const std::string& key) const;
+  std::vector<ObjectPtr> list() const;
+  std::vector<ObjectPtr> by_index(const std::string& index, const std::string& value) const;
+  std::size_t size() const;
+  const std::string& path() const { return path_; }
+
+  struct Stats {
+    std::uint64_t lists = 0, watches = 0, events = 0, relists_after_gone = 0, errors = 0;
+  };
+  Stats stats() const;
+
+ private:
+  void run();
+  void resync_loop();
+  bool relist();  // true on success
+  void apply(const std::string& type, ObjectPtr obj, const std::string& deleted_key);
+  void index_add(const CachedObject& obj);
+  void index_remove(const CachedObject& obj);
+
+  std::shared_ptr<Client> client_;
+  std::string path_;
+  Projector project_;
+  InformerOptions options_;
+  std::vector<InformerHandlers> handlers_;
+  std::map<std::string, IndexFunc> index_fns_;
+
+  mutable std::shared_mutex mu_;
+  std::unordered_map<std::string, ObjectPtr> items_;
+  std::map<std::string, std::unordered_map<std::string, std::unordered_set<std::string>>> indexes_;
+  std::string rv_;
+
+  std::atomic<bool> stop_{false}, synced_{false};
+  mutable std::mutex sync_mu_;
+  mutable std::condition_variable sync_cv_;
+  std::thread thread_, resync_thread_;
+  mutable std::mutex stats_mu_;
+  Stats stats_;
+  common::Logger log_{"informer"};
+};
+
+// Typed access to an informer's projections.
+template <class T>
+std::shared_ptr<const T> as(const ObjectPtr& p) {
+  return std::static_pointer_cast<const T>(p);
+}
+
+}  // namespace kubex::kube
