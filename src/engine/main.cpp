@@ -1,0 +1,41 @@
+// kubex: the automation engine and operator tools (DESIGN §1). CLI11 is included here only.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "common/log.h"
+#include "engine/engine.h"
+
+int main(int argc, char** argv) {
+  using kubex::engine::EngineOptions;
+  CLI::App app{"kubex: GPU rightsizing automation for Kubernetes"};
+  app.require_subcommand(1);
+  EngineOptions eo;
+  eo.ns = kubex::engine::default_namespace();
+  auto* engine = app.add_subcommand(
+      "engine", "Run the automation engine (controllers, webhooks, metrics, leader election)");
+  engine->add_option("--kubeconfig", eo.kubeconfig,
+                     "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  engine->add_option("--context", eo.context, "Kubeconfig context to use (default: current-context)");
+  engine->add_option("--namespace", eo.ns, "The engine's namespace (holds the leader-election Lease)")
+      ->capture_default_str();
+  engine
+      ->add_flag("--leader-elect", eo.leader_elect,
+                 "Elect a leader with a Lease before running controllers (--leader-elect=false to disable)")
+      ->capture_default_str();
+  engine->add_option("--metrics-bind-address", eo.metrics_bind, "Address of /metrics (\"0\" disables it)")
+      ->capture_default_str();
+  engine->add_option("--health-probe-bind-address", eo.health_bind, "Address of /healthz and /readyz")
+      ->capture_default_str();
+  engine->add_option("--log-level", eo.log_level, "debug, info, warn or error")->capture_default_str();
+  engine->add_flag("--dry-run", eo.dry_run, "Compute and report changes without writing them")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    kubex::common::Logger("kubex").error("invalid command line", {{"error", e.what()}});
+    return 2;
+  }
+  if (engine->parsed()) return kubex::engine::run_engine(eo);
+  return 0;
+}

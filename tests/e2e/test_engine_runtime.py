@@ -1,0 +1,387 @@
+"""`kubex engine` runtime against kubex-sim (issue 4 items 3-5): leader election on the Lease (ENG-1),
+/metrics through promtool (OBS-5), /readyz gated on the informer caches, and one clear error line with a
+non-zero exit for a bad kubeconfig, a wrong CA, a rejected token or an unreachable API server (ENG-3)."""
+import base64
+import datetime
+import json
+import os
+import signal
+import socket
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+import yaml
+from kubernetes import client
+
+from conftest import BIN, wait_for
+
+LEASE = "kubex-automation-engine-leader"
+LEASE_DURATION = 15.0
+RETRY_PERIOD = 2.0 * 1.2  # the retry period with its maximum jitter
+
+
+class Engine:
+    """A `kubex engine` process whose JSON log lines are collected as they arrive."""
+
+    def __init__(self, kubeconfig, namespace, extra_args=()):
+        self.args = [str(BIN / "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", namespace,
+                     "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0",
+                     *extra_args]
+        self.lines = []
+        self.raw = []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            text = raw.decode(errors="replace").rstrip("\n")
+            with self.lock:
+                self.raw.append(text)
+                try:
+                    self.lines.append(json.loads(text))
+                except ValueError:
+                    pass
+
+    def find(self, msg):
+        with self.lock:
+            return next((l for l in self.lines if l.get("msg") == msg), None)
+
+    def wait_line(self, msg, timeout=20.0):
+        return wait_for(lambda: self.find(msg), timeout=timeout, what=f"log line {msg!r}; output: {self.output()}")
+
+    def output(self):
+        with self.lock:
+            return "\n".join(self.raw[-40:])
+
+    @property
+    def identity(self):
+        return self.wait_line("starting kubex engine")["identity"]
+
+    @property
+    def health_port(self):
+        return self.wait_line("serving health probes")["port"]
+
+    @property
+    def metrics_port(self):
+        return self.wait_line("serving metrics")["port"]
+
+    def get(self, port, path):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def readyz(self):
+        return self.get(self.health_port, "/readyz")
+
+    def metrics(self):
+        status, body = self.get(self.metrics_port, "/metrics")
+        assert status == 200
+        return body
+
+    def leader_status(self):
+        for line in self.metrics().splitlines():
+            if line.startswith(f'leader_election_master_status{{name="{LEASE}"}}'):
+                return float(line.split()[-1])
+        return None
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout=15.0):
+        return self.proc.wait(timeout=timeout)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def engines():
+    started = []
+
+    def start(*args, **kw):
+        e = Engine(*args, **kw)
+        started.append(e)
+        return e
+
+    yield start
+    for e in started:
+        e.stop()
+
+
+@pytest.fixture(scope="module")
+def lsim(sim_factory):
+    return sim_factory(extra_args=["--no-cluster"])
+
+
+def make_namespace(sim, name):
+    sim.kubectl("create", "namespace", name)
+    return name
+
+
+def lease(sim, ns):
+    try:
+        return client.CoordinationV1Api(sim.client()).read_namespaced_lease(LEASE, ns)
+    except client.ApiException as e:
+        if e.status == 404:
+            return None
+        raise
+
+
+def holder(sim, ns):
+    l = lease(sim, ns)
+    return l.spec.holder_identity if l else None
+
+
+def test_exactly_one_leader_sigkill_failover_and_sigterm_release(lsim, engines):  # ENG-1
+    ns = make_namespace(lsim, "le-failover")
+    a = engines(lsim.kubeconfig, ns)
+    b = engines(lsim.kubeconfig, ns)
+    ids = {a.identity: a, b.identity: b}
+    assert len(ids) == 2, "identities must differ (hostname + random suffix)"
+    first = wait_for(lambda: holder(lsim, ns) in ids and holder(lsim, ns), timeout=20, what="a lease holder")
+    leader, standby = ids[first], ids[[i for i in ids if i != first][0]]
+    leader.wait_line("successfully acquired lease")
+    standby.wait_line("new leader observed")
+    assert wait_for(lambda: leader.leader_status() == 1.0, what="leader gauge 1")
+    assert standby.leader_status() == 0.0
+    assert standby.find("successfully acquired lease") is None  # exactly one leader
+    spec = lease(lsim, ns).spec
+    assert spec.lease_duration_seconds == 15 and spec.acquire_time and spec.renew_time
+    transitions = spec.lease_transitions or 0
+
+    # The event recorder reports leadership on the Lease, as client-go's resource lock does (OBS-2 plumbing).
+    def leader_event():
+        for ev in client.CoreV1Api(lsim.client()).list_namespaced_event(ns).items:
+            if ev.reason == "LeaderElection" and ev.message == f"{leader.identity} became leader":
+                return ev
+    ev = wait_for(leader_event, what="LeaderElection event")
+    assert ev.involved_object.kind == "Lease" and ev.involved_object.name == LEASE
+    assert ev.involved_object.uid == lease(lsim, ns).metadata.uid
+    assert ev.source.component == "kubex-automation-engine" and ev.reporting_instance == leader.identity
+    assert ev.type == "Normal" and ev.count == 1
+
+    # SIGKILL: no release; the standby takes over once the lease has not changed for one lease duration.
+    leader.signal(signal.SIGKILL)
+    killed_at = time.monotonic()
+    leader.wait_exit()
+    wait_for(lambda: holder(lsim, ns) == standby.identity, timeout=LEASE_DURATION + 2 * RETRY_PERIOD + 3,
+             interval=0.2, what="takeover after SIGKILL")
+    took = time.monotonic() - killed_at
+    # The standby measures the 15 s from when it last SAW the lease change (client-go semantics: immune to
+    # clock skew), which is up to one retry period after the killed holder's last renewal.
+    assert took <= LEASE_DURATION + 2 * RETRY_PERIOD, took
+    assert (lease(lsim, ns).spec.lease_transitions or 0) == transitions + 1
+    standby.wait_line("successfully acquired lease")
+    assert wait_for(lambda: standby.leader_status() == 1.0, what="new leader gauge 1")
+
+    # A third replica stands by; SIGTERM the leader: it releases the lease at once and exits 0.
+    c = engines(lsim.kubeconfig, ns)
+    c.wait_line("new leader observed")
+    standby.signal(signal.SIGTERM)
+    assert standby.wait_exit(timeout=10) == 0, standby.output()
+    assert standby.find("released lease") is not None
+    released = lease(lsim, ns).spec.holder_identity
+    assert released != standby.identity  # released before the process exited
+    termed_at = time.monotonic()
+    wait_for(lambda: holder(lsim, ns) == c.identity, timeout=2 * RETRY_PERIOD + 1, interval=0.1,
+             what="takeover after release")
+    assert time.monotonic() - termed_at <= 2 * RETRY_PERIOD + 1
+    c.wait_line("successfully acquired lease")
+
+
+def test_losing_the_lease_stops_and_exits_nonzero(lsim, engines):  # ENG-1
+    ns = make_namespace(lsim, "le-lost")
+    e = engines(lsim.kubeconfig, ns)
+    wait_for(lambda: holder(lsim, ns) == e.identity, what="engine leads")
+    api = client.CoordinationV1Api(lsim.client())
+    l = api.read_namespaced_lease(LEASE, ns)
+    l.spec.holder_identity = "intruder"  # another replica took the lease
+    api.replace_namespaced_lease(LEASE, ns, l)
+    code = e.wait_exit(timeout=3 * RETRY_PERIOD + 5)
+    assert code != 0, e.output()
+    lost = e.find("leader election lost")
+    assert lost is not None and "intruder" in lost["reason"], e.output()
+    assert holder(lsim, ns) == "intruder"  # a replica that lost does not release someone else's lease
+
+
+def test_metrics_pass_promtool_and_list_runtime_families(lsim, engines):  # OBS-5
+    ns = make_namespace(lsim, "metrics")
+    e = engines(lsim.kubeconfig, ns)
+    e.wait_line("successfully acquired lease")
+    # After the first renewal (one retry period) every family has series from real traffic.
+    body = wait_for(lambda: 'method="PUT"' in e.metrics() and e.metrics(), what="a lease renewal")
+    res = subprocess.run(["/usr/bin/promtool", "check", "metrics"], input=body, capture_output=True, text=True,
+                         timeout=30)
+    assert res.returncode == 0 and not res.stdout.strip() and not res.stderr.strip(), \
+        f"promtool: {res.returncode}\n{res.stdout}\n{res.stderr}\n{body}"
+    families = {
+        "workqueue_depth": "gauge", "workqueue_adds_total": "counter", "workqueue_retries_total": "counter",
+        "controller_runtime_reconcile_total": "counter",
+        "controller_runtime_reconcile_time_seconds": "histogram",
+        "rest_client_requests_total": "counter", "leader_election_master_status": "gauge",
+        "process_cpu_seconds_total": "counter", "process_resident_memory_bytes": "gauge",
+        "process_virtual_memory_bytes": "gauge", "process_open_fds": "gauge", "process_max_fds": "gauge",
+        "process_start_time_seconds": "gauge",
+    }
+    for name, kind in families.items():
+        assert f"# TYPE {name} {kind}\n" in body, name
+    assert f'leader_election_master_status{{name="{LEASE}"}} 1' in body
+    assert 'rest_client_requests_total{code="200",method="GET"}' in body
+    assert 'rest_client_requests_total{code="200",method="PUT"}' in body  # lease renewals
+    assert 'rest_client_requests_total{code="201",method="POST"}' in body  # the lease's creation
+    rss = next(float(l.split()[1]) for l in body.splitlines() if l.startswith("process_resident_memory_bytes "))
+    assert rss > 1e6
+
+
+def test_readyz_turns_ready_only_after_caches_synced(sim_factory, engines):
+    sim = sim_factory(extra_args=["--no-cluster"])
+    ns = make_namespace(sim, "ready")
+    for i in range(3):
+        sim.kubectl("run", f"p{i}", "-n", ns, "--image=registry.example/app:v1", "--restart=Never")
+    # Freeze the API server: the engine serves its probes but cannot list anything until it resumes.
+    sim.proc.send_signal(signal.SIGSTOP)
+    try:
+        e = engines(sim.kubeconfig, ns)
+        port = e.health_port
+        status, body = e.readyz()
+        assert status == 500, body
+        assert "[-]informers failed" in body and "[-]leader-election failed" in body, body
+    finally:
+        sim.proc.send_signal(signal.SIGCONT)
+    seen = []
+
+    def ready():
+        status, body = e.readyz()
+        seen.append((time.time(), status))
+        return status == 200
+
+    wait_for(ready, timeout=30, interval=0.02, what=f"/readyz 200 on port {port}")
+    first_ready = next(t for t, s in seen if s == 200)
+    synced = e.wait_line("caches synced", timeout=5)
+    assert synced["objects"]["pods"] == 3 and synced["objects"]["nodes"] == 0
+    synced_at = datetime.datetime.strptime(synced["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+    assert synced_at <= first_ready + 0.001, (synced["ts"], first_ready)
+    assert e.get(port, "/healthz")[0] == 200
+
+
+def test_sigterm_without_leader_election_exits_zero(lsim, engines):
+    e = engines(lsim.kubeconfig, "default", extra_args=["--leader-elect=false"])
+    e.wait_line("caches synced")
+    wait_for(lambda: e.readyz()[0] == 200, what="ready")
+    assert "leader_election_master_status" not in "".join(
+        l for l in e.metrics().splitlines() if not l.startswith("#"))
+    e.signal(signal.SIGTERM)
+    assert e.wait_exit(timeout=10) == 0, e.output()
+    assert e.find("stopped") is not None
+
+
+# ---- ENG-3: bad configuration ends the process with one clear error line --------------------------------------
+
+
+def run_engine_once(*args, timeout=15):
+    t0 = time.monotonic()
+    res = subprocess.run([str(BIN / "kubex"), "engine", "--metrics-bind-address", "127.0.0.1:0",
+                          "--health-probe-bind-address", "127.0.0.1:0", *args],
+                         capture_output=True, text=True, timeout=timeout)
+    elapsed = time.monotonic() - t0
+    lines = [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
+    errors = [l for l in lines if l.get("level") == "error"]
+    assert res.returncode != 0, res.stdout
+    assert len(errors) == 1, res.stdout
+    assert elapsed < 8, f"took {elapsed:.1f}s"
+    return errors[0]
+
+
+def edited_kubeconfig(sim, tmp_path, edit):
+    cfg = yaml.safe_load(open(sim.kubeconfig))
+    edit(cfg)
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump(cfg))
+    return str(path)
+
+
+def test_unparsable_kubeconfig(tmp_path):
+    path = tmp_path / "kubeconfig"
+    path.write_text("apiVersion: v1\nclusters: [unclosed\n  - : :\n")
+    err = run_engine_once("--kubeconfig", str(path))
+    assert err["msg"] == "invalid kubeconfig" and str(path) in err["error"], err
+
+
+def test_missing_kubeconfig_file(tmp_path):
+    err = run_engine_once("--kubeconfig", str(tmp_path / "absent"))
+    assert err["msg"] == "invalid kubeconfig" and "absent" in err["error"], err
+
+
+def test_missing_context(lsim):
+    err = run_engine_once("--kubeconfig", lsim.kubeconfig, "--context", "no-such-context")
+    assert 'context "no-such-context" not found' in err["error"], err
+
+
+def test_wrong_certificate_authority(lsim, tmp_path):
+    key, crt = tmp_path / "ca.key", tmp_path / "ca.crt"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out",
+                    str(crt), "-subj", "/CN=some-other-ca", "-days", "1"], check=True, capture_output=True)
+    other_ca = base64.b64encode(crt.read_bytes()).decode()
+
+    def edit(cfg):
+        for c in cfg["clusters"]:
+            c["cluster"]["certificate-authority-data"] = other_ca
+
+    err = run_engine_once("--kubeconfig", edited_kubeconfig(lsim, tmp_path, edit))
+    assert err["msg"] == "cannot reach the Kubernetes API", err
+    assert err["reason"] == "TLSVerificationFailed" and "x509" in err["error"], err
+
+
+def test_rejected_token(lsim, tmp_path):
+    def edit(cfg):
+        for u in cfg["users"]:
+            if "token" in u["user"]:
+                u["user"]["token"] = u["user"]["token"][:-4] + "XXXX"
+
+    err = run_engine_once("--kubeconfig", edited_kubeconfig(lsim, tmp_path, edit), "--context", "kubex-sim-token")
+    assert err["msg"] == "cannot reach the Kubernetes API" and err["reason"] == "Unauthorized", err
+    assert "401" in err["error"], err
+
+
+def test_unreachable_api_server(lsim, tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
+
+    def edit(cfg):
+        for c in cfg["clusters"]:
+            c["cluster"]["server"] = f"https://127.0.0.1:{closed_port}"
+
+    err = run_engine_once("--kubeconfig", edited_kubeconfig(lsim, tmp_path, edit))
+    assert err["msg"] == "cannot reach the Kubernetes API" and str(closed_port) in err["error"], err
+
+
+@pytest.mark.parametrize("args", [["--leader-elect=maybe"], ["--no-such-flag"], ["--log-level", "loud"]])
+def test_bad_flag(lsim, args):
+    err = run_engine_once("--kubeconfig", lsim.kubeconfig, *args)
+    assert err["msg"] in ("invalid command line", "invalid flag"), err
+
+
+def test_busy_metrics_port(lsim):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        res = subprocess.run([str(BIN / "kubex"), "engine", "--kubeconfig", lsim.kubeconfig,
+                              "--metrics-bind-address", f"127.0.0.1:{port}",
+                              "--health-probe-bind-address", "127.0.0.1:0"],
+                             capture_output=True, text=True, timeout=15)
+    errors = [json.loads(l) for l in res.stdout.splitlines() if '"level":"error"' in l]
+    assert res.returncode != 0 and len(errors) == 1, res.stdout
+    assert "--metrics-bind-address" in errors[0]["error"]
