@@ -167,9 +167,9 @@ struct Client::Impl {
     }
     c->set_keep_alive(true);
     c->set_tcp_nodelay(true);
-    c->set_connection_timeout(std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count(), 0);
-    c->set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count(), 0);
-    c->set_write_timeout(std::chrono::duration_cast<std::chrono::seconds>(options.timeout).count(), 0);
+    c->set_connection_timeout(options.timeout);
+    c->set_read_timeout(options.timeout);
+    c->set_write_timeout(options.timeout);
     return c;
   }
 
@@ -228,6 +228,7 @@ struct Client::Impl {
       if (!ok) {
         observe(method, "error");
         std::string msg = httplib::to_string(err);
+        if (err == httplib::Error::Connection) msg += " (cannot connect to " + host + ":" + std::to_string(port) + ")";
         if (auto* ssl = dynamic_cast<httplib::SSLClient*>(cli.get()); ssl && ssl->get_openssl_verify_result() != 0) {
           msg += ": x509: " + std::string(X509_verify_cert_error_string(ssl->get_openssl_verify_result()));
         }
@@ -455,7 +456,7 @@ KResult<void> Client::watch(const std::string& path, const WatchOptions& opts,
   bool ok = cli->send(req, res, err);
   done = true;
   stopper.join();
-  impl_->observe("WATCH", ok ? std::to_string(status ? status : res.status) : "error");
+  impl_->observe("GET", ok ? std::to_string(status ? status : res.status) : "error");  // client-go counts watches as GET
   if (failure) return std::unexpected(*failure);
   if (consumer_stopped || (stop && *stop)) return {};
   if (status != 0 && status != 200) return std::unexpected(status_from(status, error_body));
