@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/hash.h"
 #include "common/yaml.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/context.h"
@@ -11,6 +12,14 @@
 namespace kubex::sim::cluster {
 
 using nlohmann::json;
+
+namespace {
+// A stable UUID-shaped identifier derived from `seed` (node identities must not change across restarts).
+std::string uuid_of(const std::string& seed) {
+  std::string h = common::sha256_hex(seed);
+  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20, 12);
+}
+}  // namespace
 
 std::string queue_crd_yaml() {
   return R"(apiVersion: apiextensions.k8s.io/v1
@@ -170,7 +179,12 @@ common::Result<void> Cluster::create_nodes() {
                      {"allocatable", capacity},
                      {"addresses", {{{"type", "InternalIP"}, {"address", ip}}, {{"type", "Hostname"}, {"address", name}}}},
                      {"nodeInfo",
-                      {{"kubeletVersion", "v1.32.0-kubex-sim"},
+                      {{"machineID", common::sha256_hex(name).substr(0, 32)},
+                       {"systemUUID", uuid_of(name)},
+                       {"bootID", uuid_of("boot/" + name)},
+                       {"kernelVersion", "6.1.0-kubex-sim"},
+                       {"kubeletVersion", "v1.32.0-kubex-sim"},
+                       {"kubeProxyVersion", "v1.32.0-kubex-sim"},
                        {"containerRuntimeVersion", "containerd://1.7.0-kubex-sim"},
                        {"osImage", "kubex-sim"},
                        {"operatingSystem", "linux"},

@@ -1,6 +1,8 @@
 // The simulated GPUs: per-container demand from pod annotations (sim.kubex.ai/*), SM contention on shared
 // GPUs, memory footprints, CUDA out-of-memory crashes (HAMi-core isolation or physical overflow), and a
 // Prometheus exporter with the metric names, labels and semantics of Kubex's gpu-process-exporter.
+// The rules live in the pure core (usage_core.h, usage_pattern.h); this class adds the sampler thread, the
+// SM counters, Warning events for bad annotations and the HTTP endpoint. User docs: docs/gpu-model.md.
 #pragma once
 
 #include <map>
@@ -13,6 +15,7 @@
 
 #include "common/result.h"
 #include "sim/cluster/subsystem.h"
+#include "sim/gpu/sample.h"
 
 namespace kubex::sim::cluster {
 class ClusterContext;
@@ -20,23 +23,14 @@ class ClusterContext;
 
 namespace kubex::sim::gpu {
 
-// One exported series: a container on one physical GPU.
-struct Sample {
-  std::string ns, pod, container, node, gpu_uuid;
-  std::string allocation_type;  // "fraction" (KAI gpu-fraction) or "whole" (nvidia.com/gpu)
-  double sm_percent = 0;        // percent of one whole GPU, after contention
-  double memory_footprint_percent = 0;  // of the allocation (fraction pods) or of the device (whole GPUs)
-  std::int64_t memory_bytes = 0;
-  double sm_percent_seconds_total = 0;  // counter: integral of sm_percent over time
-};
-
 class GpuModel : public cluster::Subsystem, public cluster::GpuHealth {
  public:
   explicit GpuModel(cluster::ClusterContext& ctx);
   ~GpuModel() override;
-  // Serves GET /metrics on HOST:PORT (port 0 picks one); returns the bound port. Call before start().
+  // Serves GET /metrics and GET /healthz on HOST:PORT (port 0 picks one); returns the bound port. Call
+  // before start(); stop() ends it.
   common::Result<int> listen(const std::string& host_port);
-  void start() override;  // samples every ClusterConfig::gpu_sample_interval
+  void start() override;  // samples every ClusterConfig::gpu_sample_interval (steady cadence, own thread)
   void stop() override;
   std::optional<std::string> crash_reason(const cluster::SimPod& pod, const cluster::SimContainer& container,
                                           common::TimePoint now) const override;

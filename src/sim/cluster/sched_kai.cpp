@@ -1,0 +1,170 @@
+#include "sim/cluster/sched_kai.h"
+
+#include <nlohmann/json.hpp>
+
+#include "common/hash.h"
+#include "sim/apiserver/api_server.h"
+#include "sim/cluster/context.h"
+
+namespace kubex::sim::cluster::sched {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+constexpr const char* kQueueStorage = "scheduling.run.ai/queues";
+constexpr const char* kReservationImage = "ghcr.io/nvidia/kai-scheduler/resource-reservation:v0.17.0";
+constexpr milliseconds kGcPeriod{30000};
+constexpr milliseconds kRetry{1000};
+
+}  // namespace
+
+std::string queue_problem(const std::map<std::string, std::string>& queues, const std::string& name) {
+  if (name.empty()) {
+    return std::string("pod has no ") + kKaiQueueLabel +
+           " label: kai-scheduler only schedules pods assigned to a leaf scheduling.run.ai/v2 Queue";
+  }
+  if (!queues.count(name)) return "queue \"" + name + "\" does not exist (scheduling.run.ai/v2 Queue)";
+  std::string children;
+  for (const auto& [q, parent] : queues) {
+    if (parent == name) children += std::string(children.empty() ? "" : ", ") + "\"" + q + "\"";
+  }
+  if (!children.empty()) {
+    return "queue \"" + name + "\" is not a leaf queue (it is the parentQueue of " + children +
+           "): pods can only be submitted to leaf queues";
+  }
+  return "";
+}
+
+KaiScheduler::KaiScheduler(ClusterContext& ctx, std::shared_ptr<Ledger> ledger)
+    : SchedulerLoop(ctx, std::move(ledger), kKaiSchedulerName) {
+  ctx_.feed(kQueueStorage).add_handler([this](EventType type, const StoreEvent& ev) {
+    if (!ev.index) return;
+    {
+      std::lock_guard lk(queues_mu_);
+      if (type == EventType::kDeleted) {
+        queues_.erase(ev.index->name);
+      } else {
+        auto q = json::parse(*ev.text, nullptr, false);
+        std::string parent;
+        if (q.is_object() && q.contains("spec") && q["spec"].is_object()) {
+          const json& spec = q["spec"];
+          if (spec.contains("parentQueue") && spec["parentQueue"].is_string()) {
+            parent = spec["parentQueue"].get<std::string>();
+          }
+        }
+        auto it = queues_.find(ev.index->name);
+        if (it != queues_.end() && it->second == parent) return;
+        queues_[ev.index->name] = parent;
+      }
+    }
+    request_flush();
+  });
+  ledger_->on_group_emptied([this] { controller_.enqueue("~gc"); });
+}
+
+KaiScheduler::~KaiScheduler() { controller_.stop(); }
+
+void KaiScheduler::start() {
+  SchedulerLoop::start();
+  controller_.enqueue_after("~gc-periodic", kGcPeriod);
+}
+
+bool KaiScheduler::responsible(const SimPod& p) const { return p.scheduler_name == kKaiSchedulerName; }
+
+SchedulerLoop::Delay KaiScheduler::chore(const std::string& key) {
+  if (key == "~gc" || key == "~gc-periodic") collect_empty_groups();
+  if (key == "~gc-periodic") return kGcPeriod;
+  return std::nullopt;
+}
+
+void KaiScheduler::collect_empty_groups() {
+  // Chores run on the scheduler's single worker: failed_deletes_ needs no lock.
+  std::vector<std::string> keys = ledger_->claim_empty_groups();
+  keys.insert(keys.end(), failed_deletes_.begin(), failed_deletes_.end());
+  failed_deletes_.clear();
+  for (const auto& key : keys) {
+    auto slash = key.find('/');
+    if (slash == std::string::npos) continue;
+    auto r = client_.remove(core_path("pods", key.substr(0, slash), key.substr(slash + 1)),
+                            R"({"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0})");
+    if (!r.ok() && r.status != 404) failed_deletes_.insert(key);  // the group stays dying; retried
+  }
+}
+
+bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, const std::string& group,
+                                      const std::string& suffix) {
+  json container = {{"name", "resource-reservation"},
+                    {"image", kReservationImage},
+                    {"imagePullPolicy", "IfNotPresent"},
+                    {"resources", {{"limits", {{kGpuResource, "1"}}}, {"requests", {{kGpuResource, "1"}}}}},
+                    {"env",
+                     {{{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+                      {{"name", "POD_NAMESPACE"},
+                       {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.namespace"}}}}}}}}};
+  json spec = {{"nodeName", node}, {"containers", json::array({container})}};
+  if (!p.tolerations_json.empty()) {
+    auto t = json::parse(p.tolerations_json, nullptr, false);
+    if (t.is_array()) spec["tolerations"] = t;
+  }
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata",
+               {{"name", reservation_pod_name(node, suffix)},
+                {"namespace", kReservationNamespace},
+                {"labels", {{"app", kReservationNamespace}, {kGpuGroupLabel, group}}},
+                {"annotations", {{"karpenter.sh/do-not-disrupt", "true"}}}}},
+              {"spec", spec}};
+  return client_.create(core_path("pods", kReservationNamespace), pod).ok();
+}
+
+SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
+  std::string queue;
+  if (auto it = p.labels.find(kKaiQueueLabel); it != p.labels.end()) queue = it->second;
+  std::string problem;
+  {
+    std::lock_guard lk(queues_mu_);
+    problem = queue_problem(queues_, queue);
+  }
+  if (!problem.empty()) return unschedulable(p, "Unschedulable", problem);
+  for (const char* key : {kGpuMemoryAnnotation, kGpuFractionNumDevices}) {
+    if (p.annotations.count(key)) {
+      return unschedulable(p, "Unschedulable",
+                           std::string("the ") + key +
+                               " annotation is not supported by the kubex-sim simulator: only gpu-fraction "
+                               "(one device) and whole nvidia.com/gpu requests are scheduled",
+                           false);
+    }
+  }
+  if (p.gpu_fraction_invalid || (p.gpu_fraction > 0 && p.gpu_whole > 0)) {
+    return unschedulable(p, "Unschedulable",
+                         "invalid GPU request: gpu-fraction must be a number between 0 and 1 and cannot be combined "
+                         "with an nvidia.com/gpu request",
+                         false);
+  }
+  PlacementPod pp = placement_pod(p);
+  pp.fraction = fraction_hundredths(p.gpu_fraction);
+  std::string group_id = pp.fraction > 0 ? common::random_uuid() : "";
+  std::string suffix = pp.fraction > 0 ? common::random_alnum(5) : "";
+  Decision d = ledger_->schedule(p.key(), pp, Strategy::kKai, group_id, suffix);
+  if (!d.scheduled) return unschedulable(p, "Unschedulable", d.message);
+  if (pp.fraction > 0) {
+    // Like KAI's binder: reserve the device (new groups), label the pod with its group, then bind.
+    if (d.new_group && !create_reservation(p, d.node, d.group, suffix)) {
+      ledger_->forget(std::string(kReservationNamespace) + "/" + reservation_pod_name(d.node, suffix));
+      ledger_->forget(p.key());
+      return kRetry;
+    }
+    auto r = client_.merge_patch(core_path("pods", p.ns, p.name), {{"metadata", {{"labels", {{kGpuGroupLabel, d.group}}}}}});
+    if (!r.ok()) {
+      ledger_->forget(p.key());  // the group, if it has no other member, is collected
+      return r.status == 404 ? std::nullopt : std::optional(kRetry);
+    }
+  }
+  if (!bind(p, d.node)) return kRetry;
+  scheduled(p, "Successfully assigned pod " + p.key() + " to node " + d.node + " at node-pool default");
+  return std::nullopt;
+}
+
+}  // namespace kubex::sim::cluster::sched

@@ -1,0 +1,291 @@
+"""kubex-sim's schedulers, KAI admission and kubelet emulation against real kubectl and the official Python
+client (issue 3 items 3 and 4; DESIGN §5: KAI-like per-GPU fractions, default scheduler, kubelet stages)."""
+import json
+
+import pytest
+from kubernetes import client
+from kubernetes.client.rest import ApiException
+
+from conftest import wait_for
+
+KAI_RANGE = "gpu-fraction annotation value must be a positive number smaller than 1.0"
+KAI_BOTH = "cannot have both GPU fraction request and whole GPU resource request/limit"
+RESERVATION_NS = "kai-resource-reservation"
+
+
+def pod_manifest(name, ns, *, gpus=None, fraction=None, queue=None, kai=False, annotations=None, labels=None,
+                 node_selector=None, restart_policy=None):
+    meta = {"name": name, "namespace": ns, "labels": dict(labels or {}), "annotations": dict(annotations or {})}
+    if fraction is not None:
+        meta["annotations"]["gpu-fraction"] = fraction
+    if queue is not None:
+        meta["labels"]["kai.scheduler/queue"] = queue
+    container = {"name": "app", "image": "vllm/vllm-openai:v0.6.3"}
+    if gpus is not None:
+        container["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+    spec = {"containers": [container]}
+    if kai:
+        spec["schedulerName"] = "kai-scheduler"
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    if restart_policy:
+        spec["restartPolicy"] = restart_policy
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+
+
+def apply(sim, *objs):
+    sim.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objs)}))
+
+
+def queue(name, parent=None):
+    spec = {"resources": {r: {"quota": -1, "limit": -1, "overQuotaWeight": 1} for r in ("cpu", "gpu", "memory")}}
+    if parent:
+        spec["parentQueue"] = parent
+    return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def get_pod(sim, ns, name):
+    return sim.kubectl_json("get", "pod", name, "-n", ns)
+
+
+def condition(pod, type_):
+    for c in pod.get("status", {}).get("conditions", []):
+        if c["type"] == type_:
+            return c
+    return None
+
+
+def running_ready(pod):
+    return pod["status"].get("phase") == "Running" and (condition(pod, "Ready") or {}).get("status") == "True"
+
+
+def events_for(sim, ns, name):
+    return sim.kubectl_json("get", "events", "-n", ns, "--field-selector", f"involvedObject.name={name}")["items"]
+
+
+@pytest.fixture(scope="module")
+def gpu_sim(sim_factory, tmp_path_factory):
+    """ONE node with 2 GPUs, and a fast crash back-off."""
+    cfg = tmp_path_factory.mktemp("cfg") / "cluster.yaml"
+    cfg.write_text(
+        "nodePools:\n"
+        "  - {name: gpu, count: 1, gpusPerNode: 2}\n"
+        "kubelet:\n"
+        "  startDelay: 500ms\n"
+        "  readyDelay: 500ms\n"
+        "  crashBackoffBase: 1s\n"
+        "  crashBackoffMax: 4s\n")
+    return sim_factory(extra_args=["--config", str(cfg)])
+
+
+def test_bare_whole_gpu_pod_runs_on_a_gpu_node_with_device_indices(sim, namespace):
+    apply(sim, pod_manifest("cuda", namespace, gpus=1))
+    pod = wait_for(lambda: (p := get_pod(sim, namespace, "cuda")) and running_ready(p) and p, what="Running+Ready")
+    node = sim.kubectl_json("get", "node", pod["spec"]["nodeName"])
+    assert node["metadata"]["labels"]["nvidia.com/gpu.present"] == "true"
+    indices = pod["metadata"]["annotations"]["sim.kubex.ai/gpu-indices"]
+    assert indices in ("0", "1")
+    status = pod["status"]
+    assert status["startTime"] and status["hostIP"] and status["podIP"].startswith("10.244.")
+    cs = status["containerStatuses"][0]
+    assert cs["ready"] and cs["started"] and "running" in cs["state"]
+    assert {c["type"]: c["status"] for c in status["conditions"]} == {
+        "PodReadyToStartContainers": "True", "Initialized": "True", "Ready": "True", "ContainersReady": "True",
+        "PodScheduled": "True"}
+    reasons = {e["reason"]: e for e in events_for(sim, namespace, "cuda")}
+    assert reasons["Scheduled"]["message"] == f"Successfully assigned {namespace}/cuda to {pod['spec']['nodeName']}"
+    assert reasons["Started"]["source"]["component"] == "kubelet"
+
+
+def test_seven_fractions_on_one_two_gpu_node(gpu_sim):
+    sim = gpu_sim
+    sim.kubectl("create", "namespace", "ml")
+    apply(sim, queue("research"), queue("team-a", parent="research"))
+    apply(sim, *[pod_manifest(f"frac-{i}", "ml", fraction="0.3", queue="team-a", kai=True) for i in range(7)])
+
+    seen = {}
+
+    def settled():
+        pods = sim.kubectl_json("get", "pods", "-n", "ml")["items"]
+        running = [p for p in pods if running_ready(p)]
+        pending = [p for p in pods if p["status"].get("phase") == "Pending"
+                   and (condition(p, "PodScheduled") or {}).get("reason") == "Unschedulable"]
+        seen["pods"] = {p["metadata"]["name"]: (p["status"].get("phase"), p["spec"].get("nodeName"),
+                                                condition(p, "PodScheduled")) for p in pods}
+        return (running, pending) if len(running) == 6 and len(pending) == 1 else None
+
+    try:
+        running, pending = wait_for(settled, timeout=30, what="six running fractions and one unschedulable")
+    except AssertionError as e:
+        raise AssertionError(f"{e}; pods: {seen.get('pods')}") from None
+    groups = {}
+    per_gpu = {}
+    for p in running:
+        group = p["metadata"]["labels"]["runai-gpu-group"]
+        groups.setdefault(group, []).append(p["metadata"]["name"])
+        gpu = p["metadata"]["annotations"]["sim.kubex.ai/gpu-indices"]
+        per_gpu.setdefault(gpu, []).append(float(p["metadata"]["annotations"]["gpu-fraction"]))
+    assert sorted(len(v) for v in groups.values()) == [3, 3]  # each group label shared by exactly three pods
+    assert sorted(per_gpu) == ["0", "1"]
+    for fractions in per_gpu.values():
+        assert len(fractions) == 3 and sum(fractions) <= 1.0
+
+    seventh = pending[0]
+    assert "runai-gpu-group" not in seventh["metadata"].get("labels", {})
+    message = condition(seventh, "PodScheduled")["message"]
+    assert message == "0/1 nodes are available: 1 node(s) didn't have enough resources: GPUs."
+    events = events_for(sim, "ml", seventh["metadata"]["name"])
+    assert any(e["reason"] == "Unschedulable" and e["type"] == "Warning" and e["message"] == message for e in events)
+
+    # One reservation pod per group, bound to the node, holding one whole GPU.
+    reservations = sim.kubectl_json("get", "pods", "-n", RESERVATION_NS)["items"]
+    assert sorted(r["metadata"]["labels"]["runai-gpu-group"] for r in reservations) == sorted(groups)
+    for r in reservations:
+        assert r["metadata"]["name"].startswith("gpu-reservation-gpu-node-0-")
+        assert r["spec"]["nodeName"] == "gpu-node-0"
+        assert r["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+
+    # Deleting one fraction frees 0.3 of its GPU: the seventh joins that group.
+    victim_group, members = next(iter(groups.items()))
+    sim.kubectl("delete", "pod", members[0], "-n", "ml")
+    name = seventh["metadata"]["name"]
+    pod = wait_for(lambda: (p := get_pod(sim, "ml", name)) and running_ready(p) and p, timeout=20,
+                   what="the seventh fraction running")
+    assert pod["metadata"]["labels"]["runai-gpu-group"] == victim_group
+
+    # Reservation pods of groups without members are garbage-collected.
+    others = [m for g, ms in groups.items() if g != victim_group for m in ms]
+    sim.kubectl("delete", "pod", "-n", "ml", *others)
+    wait_for(lambda: len(sim.kubectl_json("get", "pods", "-n", RESERVATION_NS)["items"]) == 1, timeout=20,
+             what="the empty group's reservation pod deleted")
+
+
+def test_fraction_waits_for_its_queue_and_a_leaf(sim, namespace):
+    leaf, parent = f"{namespace}-leaf", f"{namespace}-parent"
+    apply(sim, pod_manifest("waits", namespace, fraction="0.5", queue=leaf, kai=True),
+          pod_manifest("parent-queue", namespace, fraction="0.5", queue=parent, kai=True))
+
+    def pending_with(name, text):
+        pod = get_pod(sim, namespace, name)
+        cond = condition(pod, "PodScheduled") or {}
+        return cond.get("status") == "False" and text in cond.get("message", "") and pod
+
+    wait_for(lambda: pending_with("waits", f'queue "{leaf}" does not exist'), what="missing-queue condition")
+    events = events_for(sim, namespace, "waits")
+    assert any(e["type"] == "Warning" and e["reason"] == "Unschedulable" and "does not exist" in e["message"]
+               for e in events)
+
+    apply(sim, queue(parent), queue(leaf, parent=parent))
+    pod = wait_for(lambda: (p := get_pod(sim, namespace, "waits")) and running_ready(p) and p, timeout=20,
+                   what="scheduled once the queue exists")
+    assert pod["metadata"]["labels"]["runai-gpu-group"]
+    wait_for(lambda: pending_with("parent-queue", "is not a leaf queue"), what="non-leaf queue condition")
+
+
+@pytest.mark.parametrize("fraction,resources,message", [
+    ("1", None, KAI_RANGE),
+    ("abc", None, KAI_RANGE),
+    ("0", None, KAI_RANGE),
+    ("0.5", 1, KAI_BOTH),
+])
+def test_kai_admission_rejects_bad_fraction_requests(sim, fraction, resources, message):
+    namespace = "kai-admission"
+    apply(sim, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    manifest = pod_manifest("bad", namespace, fraction=fraction, gpus=resources, queue="q", kai=True)
+    res = sim.kubectl("create", "-f", "-", input=json.dumps(manifest), check=False)
+    assert res.returncode != 0
+    assert message in res.stderr
+    assert "(BadRequest)" in res.stderr
+    # The same pod under the default scheduler is not KAI's business.
+    del manifest["spec"]["schedulerName"]
+    sim.kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(manifest))
+
+
+def test_kai_admission_via_python_client(sim, namespace):
+    api = client.CoreV1Api(sim.client())
+    with pytest.raises(ApiException) as err:
+        api.create_namespaced_pod(namespace, pod_manifest("bad", namespace, fraction="1.5", kai=True))
+    assert err.value.status == 400
+    assert KAI_RANGE in json.loads(err.value.body)["message"]
+    ok = api.create_namespaced_pod(namespace, pod_manifest("ok", namespace, fraction="0.25", kai=True),
+                                   dry_run="All")
+    assert ok.metadata.annotations["gpu-fraction"] == "0.25"
+
+
+def test_unschedulable_pod_reports_and_is_retried_when_a_node_changes(sim, namespace):
+    apply(sim, pod_manifest("too-big", namespace, gpus=3))
+    too_big = wait_for(lambda: (p := get_pod(sim, namespace, "too-big")) and condition(p, "PodScheduled") and p,
+                       what="PodScheduled condition")
+    cond = condition(too_big, "PodScheduled")
+    assert cond["status"] == "False" and cond["reason"] == "Unschedulable"
+    assert cond["message"] == "0/4 nodes are available: 4 Insufficient nvidia.com/gpu."
+    events = events_for(sim, namespace, "too-big")
+    assert any(e["reason"] == "FailedScheduling" and e["type"] == "Warning" and e["message"] == cond["message"]
+               for e in events)
+
+    label = f"e2e-sched-{namespace}"
+    apply(sim, pod_manifest("picky", namespace, node_selector={label: "yes"}))
+    wait_for(lambda: "didn't match Pod's node affinity/selector"
+             in (condition(get_pod(sim, namespace, "picky"), "PodScheduled") or {}).get("message", ""),
+             what="selector mismatch")
+    sim.kubectl("label", "node", "cpu-node-0", f"{label}=yes")
+    try:
+        pod = wait_for(lambda: (p := get_pod(sim, namespace, "picky")) and running_ready(p) and p, timeout=20,
+                       what="scheduled after the node was labelled")
+        assert pod["spec"]["nodeName"] == "cpu-node-0"
+    finally:
+        sim.kubectl("label", "node", "cpu-node-0", f"{label}-")
+
+
+def test_graceful_deletion_completes_before_the_grace_period(sim, namespace):
+    api = client.CoreV1Api(sim.client())
+    apply(sim, pod_manifest("web", namespace))
+    wait_for(lambda: running_ready(get_pod(sim, namespace, "web")), what="Running")
+    api.delete_namespaced_pod("web", namespace, grace_period_seconds=30)
+
+    def gone():
+        try:
+            api.read_namespaced_pod("web", namespace)
+            return False
+        except ApiException as e:
+            return e.status == 404
+
+    wait_for(gone, timeout=10, what="the kubelet to finish the deletion well before 30s")
+    assert any(e["reason"] == "Killing" and e["message"] == "Stopping container app"
+               for e in events_for(sim, namespace, "web"))
+
+
+def test_jobs_complete_or_fail(sim, namespace):
+    apply(sim,
+          pod_manifest("ok", namespace, restart_policy="Never", annotations={"sim.kubex.ai/run-duration": "1s"}),
+          pod_manifest("fails", namespace, restart_policy="Never",
+                       annotations={"sim.kubex.ai/run-duration": "1s", "sim.kubex.ai/exit-code": "3"}))
+    ok = wait_for(lambda: (p := get_pod(sim, namespace, "ok"))["status"].get("phase") == "Succeeded" and p,
+                  what="Succeeded")
+    assert ok["status"]["containerStatuses"][0]["state"]["terminated"]["reason"] == "Completed"
+    failed = wait_for(lambda: (p := get_pod(sim, namespace, "fails"))["status"].get("phase") == "Failed" and p,
+                      what="Failed")
+    term = failed["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert term["exitCode"] == 3 and term["reason"] == "Error"
+
+
+def test_crash_loop_backs_off_with_growing_restart_count(gpu_sim):
+    sim = gpu_sim
+    sim.kubectl("create", "namespace", "crash")
+    apply(sim, pod_manifest("crasher", "crash", annotations={"sim.kubex.ai/crash-after": "1s"}))
+
+    def status():
+        return get_pod(sim, "crash", "crasher")["status"]["containerStatuses"][0]
+
+    first = wait_for(lambda: (s := status()).get("state", {}).get("waiting", {}).get("reason") == "CrashLoopBackOff"
+                     and s, timeout=20, what="CrashLoopBackOff")
+    assert first["restartCount"] >= 1
+    assert first["lastState"]["terminated"]["reason"] == "Error"
+    assert not first["ready"]
+    later = wait_for(lambda: (s := status())["restartCount"] >= first["restartCount"] + 2 and s, timeout=30,
+                     what="more restarts")
+    assert later["restartCount"] > first["restartCount"]
+    reasons = {e["reason"] for e in events_for(sim, "crash", "crasher")}
+    assert {"BackOff", "Started"} <= reasons
+    pod = get_pod(sim, "crash", "crasher")
+    assert (condition(pod, "Ready") or {}).get("status") in ("True", "False")
