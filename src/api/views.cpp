@@ -173,7 +173,9 @@ std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
   w->labels = pairs(m.value("labels", json::object()), nullptr);
   w->annotations = pairs(m.value("annotations", json::object()), kept_workload_annotation);
   w->owners = owners_of(m);
-  const json spec = obj.value("spec", json::object());
+  static const json kNoSpec = json::object();
+  auto sit = obj.find("spec");
+  const json& spec = sit != obj.end() && sit->is_object() ? *sit : kNoSpec;
   if (spec.contains("replicas") && spec["replicas"].is_number_integer()) w->replicas = spec["replicas"].get<std::int64_t>();
   if (spec.contains("strategy") && spec["strategy"].contains("rollingUpdate")) {
     const json& mu = spec["strategy"]["rollingUpdate"].value("maxUnavailable", json());
@@ -182,6 +184,8 @@ std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
     const json& mu = spec["updateStrategy"]["rollingUpdate"].value("maxUnavailable", json());
     if (!mu.is_null()) w->max_unavailable = mu.is_string() ? mu.get<std::string>() : mu.dump();
   }
+  // A ReplicaSet is only a link of the owner chain (SEL-1): its Deployment or Rollout carries the template.
+  if (w->kind.view() == "ReplicaSet") return w;
   if (spec.contains("selector")) w->selector_json = spec["selector"].dump();
   if (spec.contains("template")) {
     w->template_json = spec["template"].dump();

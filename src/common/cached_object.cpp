@@ -8,7 +8,7 @@ void fill_meta(CachedObject& out, const nlohmann::json& obj) {
   if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return;
   const nlohmann::json& m = obj["metadata"];
   out.ns = IStr(m.value("namespace", ""));
-  out.name = IStr(m.value("name", ""));
+  out.name = m.value("name", "");
   out.resource_version = m.value("resourceVersion", "");
 }
 

@@ -12,9 +12,10 @@ namespace kubex::common {
 
 struct CachedObject {
   virtual ~CachedObject() = default;
-  IStr ns, name;
+  IStr ns;           // interned: few distinct values
+  std::string name;  // not interned: names churn (replacement pods) and interned strings live forever
   std::string resource_version;
-  std::string key() const { return ns.empty() ? name.str() : ns.str() + "/" + name.str(); }
+  std::string key() const { return ns.empty() ? name : ns.str() + "/" + name; }
 };
 using ObjectPtr = std::shared_ptr<const CachedObject>;
 

@@ -7,6 +7,48 @@ namespace kubex::kube {
 
 using nlohmann::json;
 
+namespace {
+
+// FNV-1a, fed piecewise so that an object's (ns, name) hashes like its "ns/name" key.
+struct Fnv {
+  std::size_t h = 14695981039346656037ull;
+  void add(std::string_view s) {
+    for (unsigned char c : s) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+  }
+};
+
+}  // namespace
+
+std::size_t Informer::KeyHash::operator()(std::string_view key) const {
+  Fnv f;
+  f.add(key);
+  return f.h;
+}
+
+std::size_t Informer::KeyHash::operator()(const ObjectPtr& obj) const {
+  Fnv f;
+  if (!obj->ns.empty()) {
+    f.add(obj->ns.view());
+    f.add("/");
+  }
+  f.add(obj->name);
+  return f.h;
+}
+
+bool Informer::KeyEq::operator()(const ObjectPtr& a, const ObjectPtr& b) const {
+  return a->ns == b->ns && a->name == b->name;
+}
+
+bool Informer::KeyEq::operator()(std::string_view key, const ObjectPtr& obj) const {
+  if (obj->ns.empty()) return key == obj->name;
+  std::string_view ns = obj->ns.view();
+  return key.size() == ns.size() + 1 + obj->name.size() && key.substr(0, ns.size()) == ns &&
+         key[ns.size()] == '/' && key.substr(ns.size() + 1) == obj->name;
+}
+
 Informer::Informer(std::shared_ptr<Client> client, std::string list_path, Projector project, InformerOptions options)
     : client_(std::move(client)), path_(std::move(list_path)), project_(std::move(project)), options_(options) {
   log_ = common::Logger("informer" + path_);
@@ -38,15 +80,15 @@ bool Informer::wait_synced(std::chrono::milliseconds timeout) const {
 
 ObjectPtr Informer::get(const std::string& key) const {
   std::shared_lock lk(mu_);
-  auto it = items_.find(key);
-  return it == items_.end() ? nullptr : it->second;
+  auto it = items_.find(std::string_view(key));
+  return it == items_.end() ? nullptr : *it;
 }
 
 std::vector<ObjectPtr> Informer::list() const {
   std::shared_lock lk(mu_);
   std::vector<ObjectPtr> out;
   out.reserve(items_.size());
-  for (const auto& [k, v] : items_) out.push_back(v);
+  for (const auto& v : items_) out.push_back(v);
   return out;
 }
 
@@ -57,10 +99,7 @@ std::vector<ObjectPtr> Informer::by_index(const std::string& index, const std::s
   if (it == indexes_.end()) return out;
   auto jt = it->second.find(value);
   if (jt == it->second.end()) return out;
-  for (const auto& key : jt->second) {
-    auto obj = items_.find(key);
-    if (obj != items_.end()) out.push_back(obj->second);
-  }
+  out.assign(jt->second.begin(), jt->second.end());
   return out;
 }
 
@@ -74,19 +113,19 @@ Informer::Stats Informer::stats() const {
   return stats_;
 }
 
-void Informer::index_add(const CachedObject& obj) {
+void Informer::index_add(const ObjectPtr& obj) {
   for (const auto& [name, fn] : index_fns_) {
-    for (const auto& v : fn(obj)) indexes_[name][v].insert(obj.key());
+    for (const auto& v : fn(*obj)) indexes_[name][v].insert(obj);
   }
 }
 
-void Informer::index_remove(const CachedObject& obj) {
+void Informer::index_remove(const ObjectPtr& obj) {
   for (const auto& [name, fn] : index_fns_) {
     auto& idx = indexes_[name];
-    for (const auto& v : fn(obj)) {
+    for (const auto& v : fn(*obj)) {
       auto it = idx.find(v);
       if (it == idx.end()) continue;
-      it->second.erase(obj.key());
+      it->second.erase(obj);
       if (it->second.empty()) idx.erase(it);
     }
   }
@@ -99,10 +138,10 @@ void Informer::apply(const std::string& type, ObjectPtr obj, const std::string& 
     std::string key = obj ? obj->key() : deleted_key;
     {
       std::unique_lock lk(mu_);
-      auto it = items_.find(key);
+      auto it = items_.find(std::string_view(key));
       if (it == items_.end()) return;
-      old = it->second;
-      index_remove(*old);
+      old = *it;
+      index_remove(old);
       items_.erase(it);
     }
     for (auto& h : handlers_) {
@@ -113,15 +152,14 @@ void Informer::apply(const std::string& type, ObjectPtr obj, const std::string& 
   if (!obj) return;
   {
     std::unique_lock lk(mu_);
-    auto it = items_.find(obj->key());
+    auto it = items_.find(obj);
     if (it != items_.end()) {
-      old = it->second;
-      index_remove(*old);
-      it->second = obj;
-    } else {
-      items_.emplace(obj->key(), obj);
+      old = *it;
+      index_remove(old);
+      items_.erase(it);
     }
-    index_add(*obj);
+    items_.insert(obj);
+    index_add(obj);
   }
   for (auto& h : handlers_) {
     if (old) {
@@ -133,14 +171,14 @@ void Informer::apply(const std::string& type, ObjectPtr obj, const std::string& 
 }
 
 bool Informer::relist() {
-  std::unordered_map<std::string, ObjectPtr> fresh;
+  std::unordered_set<ObjectPtr, KeyHash, KeyEq> fresh;
   ListOptions lo;
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.page_size = options_.page_size;
   auto rv = client_->list(path_, lo, [&](json&& item) {
     try {
-      if (auto p = project_(item)) fresh.emplace(p->key(), std::move(p));
+      if (auto p = project_(item)) fresh.insert(std::move(p));
     } catch (const std::exception& e) {
       log_.warn("cannot project object", {{"error", e.what()}});
     }
@@ -158,13 +196,18 @@ bool Informer::relist() {
   std::vector<std::string> gone;
   {
     std::shared_lock lk(mu_);
-    for (const auto& [k, v] : items_) {
-      if (!fresh.count(k)) gone.push_back(k);
+    for (const auto& v : items_) {
+      if (!fresh.count(v)) gone.push_back(v->key());
     }
   }
   for (const auto& k : gone) apply("DELETED", nullptr, k);
-  for (auto& [k, v] : fresh) {
-    ObjectPtr cur = get(k);
+  for (const auto& v : fresh) {
+    ObjectPtr cur;
+    {
+      std::shared_lock lk(mu_);
+      auto it = items_.find(v);
+      if (it != items_.end()) cur = *it;
+    }
     if (cur && cur->resource_version == v->resource_version) continue;
     apply("ADDED", v, "");
   }

@@ -13,6 +13,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -82,8 +83,8 @@ class Informer {
   void resync_loop();
   bool relist();  // true on success
   void apply(const std::string& type, ObjectPtr obj, const std::string& deleted_key);
-  void index_add(const CachedObject& obj);
-  void index_remove(const CachedObject& obj);
+  void index_add(const ObjectPtr& obj);
+  void index_remove(const ObjectPtr& obj);
 
   std::shared_ptr<Client> client_;
   std::string path_;
@@ -93,8 +94,21 @@ class Informer {
   std::map<std::string, IndexFunc> index_fns_;
 
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, ObjectPtr> items_;
-  std::map<std::string, std::unordered_map<std::string, std::unordered_set<std::string>>> indexes_;
+  // The store holds each object once: items are found by their "ns/name" key without storing it (the hash and
+  // equality read the object's own ns and name), and index entries point at the objects.
+  struct KeyHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view key) const;
+    std::size_t operator()(const ObjectPtr& obj) const;
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    bool operator()(const ObjectPtr& a, const ObjectPtr& b) const;
+    bool operator()(std::string_view key, const ObjectPtr& obj) const;
+    bool operator()(const ObjectPtr& obj, std::string_view key) const { return (*this)(key, obj); }
+  };
+  std::unordered_set<ObjectPtr, KeyHash, KeyEq> items_;
+  std::map<std::string, std::unordered_map<std::string, std::unordered_set<ObjectPtr>>> indexes_;
   std::string rv_;
 
   std::atomic<bool> stop_{false}, synced_{false};
