@@ -10,6 +10,12 @@ echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
 echo
 if [[ "$quick" == "--quick" ]]; then
   "$bin/bench-apiserver" --pods 3000 --updates 200 --reps 3
+  echo
+  # The scale rig at a tenth of its size, with the engine cache benchmark on top of it.
+  /usr/bin/python3 bench/scale/engine_sync.py --build "$build" --scale 0.1 --idle-seconds 30 --reps 1
 else
   "$bin/bench-apiserver"
+  echo
+  # The peer-sized scale rig (issue 3) and `kubex engine` syncing it (issue 4): about 10 minutes.
+  /usr/bin/python3 bench/scale/engine_sync.py --build "$build"
 fi
