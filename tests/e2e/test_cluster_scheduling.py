@@ -289,3 +289,62 @@ def test_crash_loop_backs_off_with_growing_restart_count(gpu_sim):
     assert {"BackOff", "Started"} <= reasons
     pod = get_pod(sim, "crash", "crasher")
     assert (condition(pod, "Ready") or {}).get("status") in ("True", "False")
+
+
+def gpu_deployment(name, replicas):
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"containers": [{"name": "cuda", "image": "nvidia/cuda:12.4-base",
+                                                           "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}}
+
+
+def test_whole_gpu_deployment_runs_is_replaced_scales_and_honours_pdbs(sim, namespace):
+    # Issue 3 acceptance: a Deployment asking for nvidia.com/gpu: 1 runs on GPU nodes through the default scheduler
+    # and the kubelet; deleted and evicted pods are replaced by the ReplicaSet; scaling works; a PDB refuses (429).
+    apps, core, policy = (client.AppsV1Api(sim.client()), client.CoreV1Api(sim.client()),
+                          client.PolicyV1Api(sim.client()))
+    apps.create_namespaced_deployment(namespace, gpu_deployment("cuda", 1))
+
+    def running(n):
+        pods = [p for p in core.list_namespaced_pod(namespace, label_selector="app=cuda").items
+                if p.metadata.deletion_timestamp is None]
+        ok = [p for p in pods if p.status.phase == "Running" and any(
+            c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))]
+        return ok if len(ok) == n and len(pods) == n else None
+
+    (first,) = wait_for(lambda: running(1), timeout=30, what="the GPU pod Running+Ready")
+    gpu_nodes = {n.metadata.name for n in core.list_node(label_selector="nvidia.com/gpu.present=true").items}
+    assert first.spec.node_name in gpu_nodes
+
+    core.delete_namespaced_pod(first.metadata.name, namespace)
+    (second,) = wait_for(lambda: (r := running(1)) and r[0].metadata.name != first.metadata.name and r,
+                         timeout=30, what="a replacement GPU pod")
+    assert second.spec.node_name in gpu_nodes
+
+    apps.patch_namespaced_deployment_scale("cuda", namespace, {"spec": {"replicas": 3}})
+    pods = wait_for(lambda: running(3), timeout=30, what="three GPU pods")
+    # Two pods on one node never share a device.
+    per_node = {}
+    for p in pods:
+        assert p.spec.node_name in gpu_nodes
+        per_node.setdefault(p.spec.node_name, []).append(p.metadata.annotations["sim.kubex.ai/gpu-indices"])
+    for indices in per_node.values():
+        assert len(indices) == len(set(indices)), per_node
+
+    policy.create_namespaced_pod_disruption_budget(namespace, {
+        "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "cuda"},
+        "spec": {"minAvailable": 3, "selector": {"matchLabels": {"app": "cuda"}}}})
+    wait_for(lambda: policy.read_namespaced_pod_disruption_budget("cuda", namespace).status.current_healthy == 3,
+             what="PDB status sees three healthy pods")
+    victim = pods[0].metadata.name
+    eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": victim, "namespace": namespace}}
+    with pytest.raises(ApiException) as e:
+        core.create_namespaced_pod_eviction(victim, namespace, eviction)
+    assert e.value.status == 429
+    policy.patch_namespaced_pod_disruption_budget("cuda", namespace, {"spec": {"minAvailable": 2}})
+    wait_for(lambda: policy.read_namespaced_pod_disruption_budget("cuda", namespace).status.disruptions_allowed == 1,
+             what="the relaxed PDB allows one disruption")
+    core.create_namespaced_pod_eviction(victim, namespace, eviction)
+    wait_for(lambda: (r := running(3)) and victim not in {p.metadata.name for p in r}, timeout=30,
+             what="the ReplicaSet replaces the evicted pod")
