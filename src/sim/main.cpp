@@ -7,11 +7,7 @@
 #include <thread>
 
 #include "common/log.h"
-#include "sim/apiserver/api_server.h"
-#include "sim/apiserver/credentials.h"
-#include "sim/apiserver/http_server.h"
-#include "sim/apiserver/persistence.h"
-#include "sim/cluster/cluster.h"
+#include "sim/cluster/instance.h"
 
 namespace {
 
@@ -48,102 +44,52 @@ int serve(const ServeOptions& o) {
     return 2;
   }
   common::set_log_level(level);
+  sim::cluster::InstanceOptions io;
   auto colon = o.listen.rfind(':');
   if (colon == std::string::npos) {
     std::fprintf(stderr, "kubex-sim: --listen must be HOST:PORT, got %s\n", o.listen.c_str());
     return 2;
   }
-  sim::HttpServerOptions http;
-  http.host = o.listen.substr(0, colon);
+  io.host = o.listen.substr(0, colon);
   try {
-    http.port = std::stoi(o.listen.substr(colon + 1));
+    io.port = std::stoi(o.listen.substr(colon + 1));
   } catch (...) {
     std::fprintf(stderr, "kubex-sim: invalid port in --listen %s\n", o.listen.c_str());
     return 2;
   }
-  sim::ApiServerOptions api_opts;
-  api_opts.watch_window = o.watch_cache_size;
+  io.kubeconfig = o.kubeconfig;
+  io.data_dir = o.data_dir;
+  io.watch_cache_size = o.watch_cache_size;
+  io.metrics_listen = o.metrics_listen;
+  io.no_cluster = o.no_cluster;
   for (const auto& m : o.service_map) {
     auto eq = m.find('=');
     if (eq == std::string::npos) {
       std::fprintf(stderr, "kubex-sim: --service-map expects ns/name=HOST:PORT, got %s\n", m.c_str());
       return 2;
     }
-    api_opts.service_map[m.substr(0, eq)] = m.substr(eq + 1);
+    io.service_map[m.substr(0, eq)] = m.substr(eq + 1);
   }
-  auto cluster_config = o.config.empty() ? sim::cluster::ClusterConfig::defaults()
-                                         : sim::cluster::ClusterConfig::load(o.config);
-  if (!cluster_config) {
-    std::fprintf(stderr, "kubex-sim: invalid --config: %s\n", cluster_config.error().str().c_str());
-    return 2;
+  if (!o.config.empty()) {
+    auto cluster_config = sim::cluster::ClusterConfig::load(o.config);
+    if (!cluster_config) {
+      std::fprintf(stderr, "kubex-sim: invalid --config: %s\n", cluster_config.error().str().c_str());
+      return 2;
+    }
+    io.cluster = *cluster_config;
   }
-  auto creds = sim::load_or_create_credentials(o.data_dir);
-  if (!creds) {
-    std::fprintf(stderr, "kubex-sim: %s\n", creds.error().str().c_str());
+  auto instance = sim::cluster::Instance::start(io);
+  if (!instance) {
+    std::fprintf(stderr, "kubex-sim: %s\n", instance.error().str().c_str());
     return 1;
   }
-  sim::ApiServer api(api_opts);
-  std::unique_ptr<sim::Persistence> persistence;
-  std::size_t restored = 0;
-  if (!o.data_dir.empty()) {
-    persistence = std::make_unique<sim::Persistence>(o.data_dir);
-    auto r = persistence->open(api);
-    if (!r) {
-      std::fprintf(stderr, "kubex-sim: %s\n", r.error().str().c_str());
-      return 1;
-    }
-    restored = *r;
-  }
-  sim::HttpServer server(api, *creds, http);
-  auto port = server.bind();
-  if (!port) {
-    std::fprintf(stderr, "kubex-sim: %s\n", port.error().str().c_str());
-    return 1;
-  }
-  std::string url = "https://" + http.host + ":" + std::to_string(*port);
-  api.set_external_address(http.host + ":" + std::to_string(*port));
-  std::string kubeconfig = o.kubeconfig;
-  if (kubeconfig.empty()) {
-    kubeconfig = o.data_dir.empty() ? (std::filesystem::temp_directory_path() /
-                                       ("kubex-sim-" + std::to_string(::getpid())) / "kubeconfig")
-                                          .string()
-                                    : (std::filesystem::path(o.data_dir) / "kubeconfig").string();
-  }
-  if (auto w = sim::write_kubeconfig(kubeconfig, url, *creds); !w) {
-    std::fprintf(stderr, "kubex-sim: %s\n", w.error().str().c_str());
-    return 1;
-  }
-  api.bootstrap(restored > 0);
-  api.start();
-  std::unique_ptr<sim::cluster::Cluster> cluster;
-  std::string metrics_url;
-  if (!o.no_cluster) {
-    cluster = std::make_unique<sim::cluster::Cluster>(api, *cluster_config);
-    auto mport = cluster->start(o.metrics_listen);
-    if (!mport) {
-      std::fprintf(stderr, "kubex-sim: %s\n", mport.error().str().c_str());
-      return 1;
-    }
-    if (*mport > 0) {
-      auto mcolon = o.metrics_listen.rfind(':');
-      metrics_url = "http://" + o.metrics_listen.substr(0, mcolon) + ":" + std::to_string(*mport) + "/metrics";
-    }
-  }
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&termination, &sig);
-    if (sig == 0) return;
-    api.begin_shutdown();
-    server.stop();
-  });
-  std::printf("kubex-sim ready url=%s kubeconfig=%s%s%s\n", url.c_str(), kubeconfig.c_str(),
-              metrics_url.empty() ? "" : " metrics=", metrics_url.c_str());
+  const auto& in = **instance;
+  std::printf("kubex-sim ready url=%s kubeconfig=%s%s%s\n", in.url().c_str(), in.kubeconfig().c_str(),
+              in.metrics_url().empty() ? "" : " metrics=", in.metrics_url().c_str());
   std::fflush(stdout);
-  server.serve();
-  if (cluster) cluster->stop();
-  api.stop();
-  pthread_kill(signals.native_handle(), SIGTERM);  // no-op when the thread already returned
-  signals.join();
+  int sig = 0;
+  sigwait(&termination, &sig);
+  (*instance)->stop();
   return 0;
 }
 
