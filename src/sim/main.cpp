@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "sim/cluster/instance.h"
+#include "sim/demo/demo.h"
 
 namespace {
 
@@ -112,11 +113,25 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--metrics-listen", so.metrics_listen,
                         "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)");
   serve_cmd->add_flag("--no-cluster", so.no_cluster, "Serve the API only: no nodes, controllers or schedulers");
+  kubex::sim::demo::DemoOptions dopt;
+  int demo_timeout = static_cast<int>(dopt.timeout.count());
+  auto* demo_cmd = app.add_subcommand(
+      "demo", "Run kubex on a simulated GPU cluster: the guide's starter example, a live view and a report");
+  demo_cmd->add_flag("--keep-running", dopt.keep_running,
+                     "Leave the cluster, Prometheus and the engine running after the report (Ctrl-C stops them)");
+  demo_cmd->add_option("--kubex", dopt.kubex_binary, "The kubex binary (default: the one next to kubex-sim)");
+  demo_cmd->add_option("--prometheus", dopt.prometheus_binary, "The Prometheus server binary")->capture_default_str();
+  demo_cmd->add_option("--work-dir", dopt.work_dir, "Where logs and data go (default: a new /tmp/kubex-demo-*)");
+  demo_cmd->add_option("--timeout", demo_timeout, "Seconds to wait for the workloads to settle")->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
   if (serve_cmd->parsed()) return serve(so);
+  if (demo_cmd->parsed()) {
+    dopt.timeout = std::chrono::seconds(demo_timeout);
+    return kubex::sim::demo::run_demo(dopt);
+  }
   return 0;
 }

@@ -1,0 +1,481 @@
+#include "sim/demo/demo.h"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/file_io.h"
+#include "common/log.h"
+#include "common/yaml.h"
+#include "sim/apiserver/api_server.h"
+#include "sim/cluster/instance.h"
+#include "sim/cluster/runtime.h"
+#include "sim/demo/child_process.h"
+#include "sim/demo/embedded.h"
+#include "sim/demo/view.h"
+
+namespace kubex::sim::demo {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kEngineNamespace = "kubex";
+constexpr const char* kStarterExample = "examples/kai-gpu-sharing.yaml";
+constexpr const char* kDemoWorkloads = "examples/demo/workloads.yaml";
+constexpr const char* kCrdDir = "charts/kubex-crds/templates/";
+
+// Stops the demo on SIGINT/SIGTERM: a dedicated thread waits for the signal and wakes every wait.
+class Interrupts {
+ public:
+  Interrupts() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGINT);
+    sigaddset(&set_, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+    thread_ = std::thread([this] {
+      int sig = 0;
+      sigwait(&set_, &sig);
+      {
+        std::lock_guard lk(mu_);
+        interrupted_ = sig != 0 && !done_;
+      }
+      cv_.notify_all();
+    });
+  }
+  ~Interrupts() {
+    {
+      std::lock_guard lk(mu_);
+      done_ = true;
+    }
+    pthread_kill(thread_.native_handle(), SIGTERM);
+    thread_.join();
+  }
+  bool interrupted() {
+    std::lock_guard lk(mu_);
+    return interrupted_;
+  }
+  // Sleeps for `d`; returns false when interrupted.
+  bool sleep(milliseconds d) {
+    std::unique_lock lk(mu_);
+    return !cv_.wait_for(lk, d, [&] { return interrupted_; });
+  }
+  void wait() {
+    std::unique_lock lk(mu_);
+    cv_.wait(lk, [&] { return interrupted_; });
+  }
+
+ private:
+  sigset_t set_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool interrupted_ = false, done_ = false;
+  std::thread thread_;
+};
+
+void say(const std::string& line) {
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+}
+
+std::string self_dir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? "." : exe.parent_path().string();
+}
+
+int free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  a.sin_port = 0;
+  int port = 0;
+  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
+    socklen_t len = sizeof a;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) port = ntohs(a.sin_port);
+  }
+  if (fd >= 0) ::close(fd);
+  return port;
+}
+
+const std::string* embedded(const std::string& path) {
+  for (const auto& f : embedded_files()) {
+    if (f.path == path) return &f.content;
+  }
+  return nullptr;
+}
+
+// Creates each object, or updates it when it exists (like `kubectl apply` for objects the demo owns).
+class Applier {
+ public:
+  explicit Applier(ApiServer& api) : api_(api), client_(api, "kubex-demo") {}
+
+  common::Result<void> apply_yaml(const std::string& name, const std::string& text) {
+    auto docs = common::yaml_to_json_documents(text);
+    if (!docs) return common::fail(name + ": " + docs.error().str());
+    for (auto& doc : *docs) {
+      if (!doc.is_object() || doc.empty()) continue;
+      if (auto r = apply(doc); !r) return common::fail(name + ": " + r.error().str());
+    }
+    return {};
+  }
+
+  common::Result<void> apply(const json& obj) {
+    std::string api_version = obj.value("apiVersion", ""), kind = obj.value("kind", "");
+    auto slash = api_version.find('/');
+    std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    auto res = api_.registry().find_kind(group, version, kind);
+    if (!res) return common::fail("the API server does not serve " + api_version + " " + kind);
+    static const json kNoMeta = json::object();
+    const json& meta = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"] : kNoMeta;
+    std::string ns = res->namespaced ? meta.value("namespace", "default") : "";
+    std::string collection = group.empty() ? cluster::core_path(res->plural, ns)
+                                           : cluster::group_path(api_version, res->plural, ns);
+    auto r = client_.create(collection, obj);
+    if (r.ok()) return {};
+    if (r.status != 409) return common::fail(kind + " " + meta.value("name", "") + ": " + r.body);
+    std::string path = collection + "/" + meta.value("name", "");
+    auto cur = client_.get(path);
+    if (!cur.ok()) return common::fail(kind + " " + meta.value("name", "") + ": " + cur.body);
+    json updated = obj;
+    updated["metadata"]["resourceVersion"] = cur.json()["metadata"]["resourceVersion"];
+    auto u = client_.update(path, updated);
+    if (!u.ok()) return common::fail(kind + " " + meta.value("name", "") + ": " + u.body);
+    return {};
+  }
+
+  json get(const std::string& path) const {
+    auto r = client_.get(path);
+    return r.ok() ? r.json() : json();
+  }
+
+ private:
+  ApiServer& api_;
+  cluster::Client client_;
+};
+
+// Polls `ready` every 200 ms until it returns "" (done) or the deadline passes; prints what it waits for
+// once. Returns the last "what is missing" text, "" on success, or "interrupted".
+std::string wait_until(Interrupts& intr, const std::string& what, seconds timeout,
+                       const std::function<std::string()>& missing, ChildProcess* engine = nullptr) {
+  auto deadline = Clock::now() + timeout;
+  std::string last = missing();
+  if (last.empty()) return "";
+  say("   waiting for " + what + " ...");
+  while (Clock::now() < deadline) {
+    if (!intr.sleep(milliseconds(200))) return "interrupted";
+    if (engine && !engine->running()) return "kubex engine exited (code " + std::to_string(engine->exit_code()) + ")";
+    last = missing();
+    if (last.empty()) return "";
+  }
+  return last.empty() ? "timed out" : last;
+}
+
+std::string http_get(int port, const std::string& path, int* status = nullptr) {
+  httplib::Client c("127.0.0.1", port);
+  c.set_connection_timeout(1, 0);
+  c.set_read_timeout(2, 0);
+  auto r = c.Get(path);
+  if (status) *status = r ? r->status : 0;
+  return r ? r->body : "";
+}
+
+const json* condition(const json& obj, const std::string& type) {
+  if (!obj.contains("status") || !obj["status"].contains("conditions")) return nullptr;
+  for (const auto& c : obj["status"]["conditions"]) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+class Demo {
+ public:
+  explicit Demo(const DemoOptions& o) : o_(o) {}
+  int run();
+
+ private:
+  int fail(const std::string& step, const std::string& why, const std::string& log) {
+    say("");
+    say("kubex demo FAILED while " + step + ": " + why);
+    if (!log.empty()) say("   see " + log);
+    return 1;
+  }
+  void shutdown();
+  int gpus_in_cluster();
+  void live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus);
+
+  DemoOptions o_;
+  Interrupts intr_;
+  std::string dir_;
+  std::unique_ptr<cluster::Instance> sim_;
+  ChildProcess prometheus_, engine_;
+};
+
+void Demo::shutdown() {
+  if (engine_.running()) engine_.stop();
+  if (prometheus_.running()) prometheus_.stop();
+  if (sim_) sim_->stop();
+}
+
+int Demo::gpus_in_cluster() {
+  Applier a(sim_->api());
+  int total = 0;
+  json nodes = a.get(cluster::core_path("nodes", ""));
+  for (const auto& n : nodes.value("items", json::array())) {
+    const json& alloc = n["status"].value("allocatable", json::object());
+    if (alloc.contains("nvidia.com/gpu") && alloc["nvidia.com/gpu"].is_string()) {
+      total += std::atoi(alloc["nvidia.com/gpu"].get<std::string>().c_str());
+    }
+  }
+  return total;
+}
+
+void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus) {
+  std::string table = render_rows(rows);
+  std::string summary = render_summary(rows, gpus);
+  if (tty) {
+    std::printf("\033[H\033[J== kubex demo: live view (Ctrl-C to stop) ==\n%s\n\n%s", summary.c_str(), table.c_str());
+    std::fflush(stdout);
+  } else if (table != last) {
+    say("-- " + summary);
+    std::printf("%s", table.c_str());
+    std::fflush(stdout);
+  }
+  last = table;
+}
+
+int Demo::run() {
+  // Work dir and logs.
+  if (o_.work_dir.empty()) {
+    char tmpl[] = "/tmp/kubex-demo-XXXXXX";
+    if (!::mkdtemp(tmpl)) return fail("creating a work directory", "mkdtemp failed", "");
+    dir_ = tmpl;
+  } else {
+    dir_ = o_.work_dir;
+    std::filesystem::create_directories(dir_);
+  }
+  std::string sim_log = dir_ + "/kubex-sim.log", engine_log = dir_ + "/kubex-engine.log",
+              prom_log = dir_ + "/prometheus.log";
+  std::FILE* sim_log_file = std::fopen(sim_log.c_str(), "a");
+  if (sim_log_file) common::set_log_output(sim_log_file);
+  std::string kubex = o_.kubex_binary.empty() ? self_dir() + "/kubex" : o_.kubex_binary;
+  std::string prometheus = find_program(o_.prometheus_binary);
+  if (access(kubex.c_str(), X_OK) != 0) return fail("starting", "no kubex binary at " + kubex, "");
+  if (prometheus.empty()) return fail("starting", "no prometheus binary (scripts/install-deps.sh installs it)", "");
+
+  say("== kubex demo: GPU sharing with KAI on a simulated cluster ==");
+  say("   work directory: " + dir_);
+  say("   logs: " + sim_log + "\n         " + engine_log + "\n         " + prom_log);
+
+  // 1. The simulated cluster.
+  cluster::InstanceOptions io;
+  io.kubeconfig = dir_ + "/kubeconfig";
+  io.cluster.kubelet.start_delay = milliseconds(500);
+  io.cluster.kubelet.ready_delay = milliseconds(500);
+  auto sim = cluster::Instance::start(io);
+  if (!sim) return fail("starting kubex-sim", sim.error().str(), sim_log);
+  sim_ = std::move(*sim);
+  int gpus = gpus_in_cluster();
+  say("1. kubex-sim is up at " + sim_->url() + ": 4 nodes, " + std::to_string(gpus) +
+      " GPUs (3 nodes with 2 Tesla-T4 each, 1 CPU node)");
+
+  // 2. Prometheus scraping the simulated GPU exporter.
+  int prom_port = free_port(), metrics_port = free_port(), health_port = free_port();
+  std::string metrics_target = sim_->metrics_url().substr(7);  // host:port/metrics
+  metrics_target = metrics_target.substr(0, metrics_target.find('/'));
+  std::string prom_cfg = "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+                         "scrape_configs:\n"
+                         "  - job_name: kubex-sim-gpu\n    static_configs: [{targets: ['" + metrics_target + "']}]\n"
+                         "  - job_name: kubex-engine\n    static_configs: [{targets: ['127.0.0.1:" +
+                         std::to_string(metrics_port) + "']}]\n";
+  if (auto w = common::write_file_atomic(dir_ + "/prometheus.yml", prom_cfg, 0644); !w) {
+    return fail("configuring Prometheus", w.error().str(), "");
+  }
+  if (auto r = prometheus_.start({prometheus, "--config.file=" + dir_ + "/prometheus.yml",
+                                  "--storage.tsdb.path=" + dir_ + "/prometheus-data",
+                                  "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
+                                 prom_log);
+      !r) {
+    return fail("starting Prometheus", r.error().str(), prom_log);
+  }
+  std::string why = wait_until(intr_, "Prometheus", seconds(30), [&] {
+    int status = 0;
+    http_get(prom_port, "/-/ready", &status);
+    return status == 200 ? "" : "Prometheus is not ready";
+  });
+  if (why == "interrupted") return 130;
+  if (!why.empty()) return fail("starting Prometheus", why, prom_log);
+  say("2. Prometheus scrapes the GPU exporter every second: http://127.0.0.1:" + std::to_string(prom_port));
+
+  // 3. The CRDs, the engine's namespace and its GlobalConfiguration (what the Helm charts install).
+  Applier apply(sim_->api());
+  int crds = 0;
+  for (const auto& f : embedded_files()) {
+    if (f.path.rfind(kCrdDir, 0) != 0) continue;
+    if (auto r = apply.apply_yaml(f.path, f.content); !r) return fail("installing the CRDs", r.error().str(), "");
+    ++crds;
+  }
+  if (crds == 0) return fail("installing the CRDs", "none compiled into this kubex-sim", "");
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", kEngineNamespace}}}};
+  if (auto r = apply.apply(ns); !r) return fail("creating the engine namespace", r.error().str(), "");
+  json global = {{"apiVersion", "rightsizing.kubex.ai/v1alpha1"},
+                 {"kind", "GlobalConfiguration"},
+                 {"metadata", {{"name", "global-config"}}},
+                 {"spec", {{"prometheus", {{"url", "http://127.0.0.1:" + std::to_string(prom_port)}}},
+                           {"webhookHealth", {{"transitionCheckInterval", "2s"}, {"successThreshold", 1}}}}}};
+  if (auto r = apply.apply(global); !r) return fail("creating global-config", r.error().str(), "");
+  say("3. installed " + std::to_string(crds) + " rightsizing.kubex.ai CRDs and global-config (Prometheus at port " +
+      std::to_string(prom_port) + ")");
+
+  // 4. The engine: webhooks (early and late), KAI queues, controllers.
+  std::vector<std::string> args = {kubex, "engine", "--kubeconfig", sim_->kubeconfig(), "--namespace",
+                                   kEngineNamespace, "--webhook-bind-address", "127.0.0.1:0",
+                                   "--self-signed-webhook", "--register-webhooks", "--early-webhook-enabled",
+                                   "--kai-queues", "--metrics-bind-address",
+                                   "127.0.0.1:" + std::to_string(metrics_port), "--health-probe-bind-address",
+                                   "127.0.0.1:" + std::to_string(health_port)};
+  if (auto r = engine_.start(args, engine_log); !r) return fail("starting kubex engine", r.error().str(), engine_log);
+  why = wait_until(
+      intr_, "kubex engine (webhooks registered, KAI queues, webhook health probe)", seconds(60),
+      [&]() -> std::string {
+        int status = 0;
+        http_get(health_port, "/readyz", &status);
+        if (status != 200) return "the engine is not ready (/readyz)";
+        for (const char* cfg : {"000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration"}) {
+          if (apply.get(cluster::group_path("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", "",
+                                            cfg))
+                  .is_null()) {
+            return std::string("MutatingWebhookConfiguration ") + cfg + " is not registered";
+          }
+        }
+        if (apply.get(cluster::group_path("scheduling.run.ai/v2", "queues", "", "kubex-unlimited-gpu-queue")).is_null()) {
+          return "Queue kubex-unlimited-gpu-queue does not exist";
+        }
+        json gc = apply.get(cluster::group_path("rightsizing.kubex.ai/v1alpha1", "globalconfigurations", "",
+                                                "global-config"));
+        const json* healthy = condition(gc, "PodAdmissionWebhookHealthy");
+        if (!healthy || healthy->value("status", "") != "True") return "PodAdmissionWebhookHealthy is not True";
+        return "";
+      },
+      &engine_);
+  if (why == "interrupted") {
+    shutdown();
+    return 130;
+  }
+  if (!why.empty()) {
+    shutdown();
+    return fail("starting kubex engine", why, engine_log);
+  }
+  say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues created,");
+  say("   PodAdmissionWebhookHealthy=True");
+
+  // 5. The guide's starter example and the demo's workloads.
+  double requested_before = 0;
+  std::size_t expected_pods = 0;
+  for (const char* path : {kStarterExample, kDemoWorkloads}) {
+    const std::string* text = embedded(path);
+    if (!text) {
+      shutdown();
+      return fail("applying the examples", std::string(path) + " is not compiled into this kubex-sim", "");
+    }
+    if (auto r = apply.apply_yaml(path, *text); !r) {
+      shutdown();
+      return fail("applying " + std::string(path), r.error().str(), engine_log);
+    }
+    auto docs = common::yaml_to_json_documents(*text);
+    for (const auto& d : docs ? *docs : std::vector<json>{}) {
+      double g = requested_gpus(d);
+      requested_before += g;
+      if (g > 0) {
+        const json& spec = d.value("spec", json::object());
+        expected_pods += static_cast<std::size_t>(spec.value("replicas", spec.value("minReplicas", 1)));
+      }
+    }
+    say(std::string("5. applied ") + path);
+  }
+  say("   the workloads ask for " + format_gpus(requested_before) + " GPUs as written");
+  say("");
+
+  // 6. Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
+  bool tty = isatty(STDOUT_FILENO);
+  std::string last;
+  std::vector<PodRow> rows;
+  auto deadline = Clock::now() + o_.timeout;
+  auto stable_since = Clock::time_point::max();
+  bool settled = false;
+  while (Clock::now() < deadline) {
+    if (!engine_.running()) {
+      shutdown();
+      return fail("running the workloads", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
+                  engine_log);
+    }
+    rows = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
+    live_view(rows, last, tty, gpus);
+    std::size_t running = 0, pending = 0;
+    for (const auto& r : rows) {
+      if (r.status == "Running") ++running;
+      if (r.status != "Running" && r.status != "Terminating") ++pending;
+    }
+    if (running >= expected_pods && pending == 0) {
+      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
+      if (Clock::now() - stable_since >= seconds(3)) {
+        settled = true;
+        break;
+      }
+    } else {
+      stable_since = Clock::time_point::max();
+    }
+    if (!intr_.sleep(milliseconds(1000))) {
+      shutdown();
+      say("\ninterrupted; everything stopped");
+      return 130;
+    }
+  }
+
+  // 7. The report.
+  Report report = make_report(requested_before, rows, gpus);
+  say("");
+  say("== kubex demo report ==");
+  std::printf("%s", render_report(report).c_str());
+  if (!settled) say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
+  say("");
+  say("logs: " + sim_log + ", " + engine_log + ", " + prom_log);
+  if (o_.keep_running) {
+    say("");
+    say("The cluster keeps running. Explore it with kubectl:");
+    say("  export KUBECONFIG=" + sim_->kubeconfig());
+    say("  kubectl get pods -A -L kai.scheduler/queue,runai-gpu-group");
+    say("  kubectl get clusterautomationstrategies,clusterstaticpolicies,globalconfigurations");
+    say("Prometheus: http://127.0.0.1:" + std::to_string(prom_port) + "   (Ctrl-C stops everything)");
+    intr_.wait();
+  }
+  shutdown();
+  return settled ? 0 : 1;
+}
+
+}  // namespace
+
+int run_demo(const DemoOptions& options) {
+  std::signal(SIGPIPE, SIG_IGN);
+  Demo demo(options);
+  return demo.run();
+}
+
+}  // namespace kubex::sim::demo

@@ -1,0 +1,267 @@
+#include "sim/demo/view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace kubex::sim::demo {
+
+using nlohmann::json;
+
+namespace {
+
+const json& member(const json& obj, const char* key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+std::string str(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+// A quantity-ish JSON value as a number of GPUs ("2", 2, "500m").
+double gpu_number(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return 0;
+  std::string s = v.get<std::string>();
+  try {
+    if (!s.empty() && s.back() == 'm') return std::stod(s.substr(0, s.size() - 1)) / 1000;
+    return std::stod(s);
+  } catch (...) {
+    return 0;
+  }
+}
+
+double whole_gpus(const json& pod_spec) {
+  double total = 0;
+  for (const char* list : {"containers", "initContainers"}) {
+    for (const auto& c : member(pod_spec, list).is_array() ? member(pod_spec, list) : json::array()) {
+      const json& res = member(c, "resources");
+      const json& lim = member(member(res, "limits"), "nvidia.com/gpu");
+      const json& req = member(member(res, "requests"), "nvidia.com/gpu");
+      total += gpu_number(lim.is_null() ? req : lim);
+    }
+  }
+  return total;
+}
+
+std::string owner_of(const json& meta) {
+  for (const auto& ref : member(meta, "ownerReferences").is_array() ? member(meta, "ownerReferences") : json::array()) {
+    if (!member(ref, "controller").is_boolean() || !member(ref, "controller").get<bool>()) continue;
+    std::string kind = str(ref, "kind"), name = str(ref, "name");
+    if (kind == "ReplicaSet") {
+      std::string hash = str(member(meta, "labels"), "pod-template-hash");
+      if (!hash.empty() && name.size() > hash.size() + 1 && name.ends_with("-" + hash)) {
+        return "Deployment/" + name.substr(0, name.size() - hash.size() - 1);
+      }
+    }
+    return kind + "/" + name;
+  }
+  return "";
+}
+
+std::string status_of(const json& pod) {
+  const json& meta = member(pod, "metadata");
+  if (!member(meta, "deletionTimestamp").is_null()) return "Terminating";
+  const json& st = member(pod, "status");
+  for (const auto& cs : member(st, "containerStatuses").is_array() ? member(st, "containerStatuses") : json::array()) {
+    std::string reason = str(member(member(cs, "state"), "waiting"), "reason");
+    if (!reason.empty() && reason != "ContainerCreating") return reason;
+  }
+  std::string phase = str(st, "phase");
+  bool ready = false, unschedulable = false;
+  for (const auto& c : member(st, "conditions").is_array() ? member(st, "conditions") : json::array()) {
+    if (str(c, "type") == "Ready" && str(c, "status") == "True") ready = true;
+    if (str(c, "type") == "PodScheduled" && str(c, "status") == "False") unschedulable = true;
+  }
+  if (phase == "Running") return ready ? "Running" : "Starting";
+  if (phase == "Pending" && unschedulable) return "Unschedulable";
+  return phase.empty() ? "Pending" : phase;
+}
+
+std::string vllm_utilization(const json& spec) {
+  for (const auto& c : member(spec, "containers").is_array() ? member(spec, "containers") : json::array()) {
+    std::vector<std::string> tokens;
+    for (const char* field : {"command", "args"}) {
+      for (const auto& t : member(c, field).is_array() ? member(c, field) : json::array()) {
+        if (t.is_string()) tokens.push_back(t.get<std::string>());
+      }
+    }
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      const std::string flag = "--gpu-memory-utilization";
+      if (tokens[i].rfind(flag + "=", 0) == 0) return tokens[i].substr(flag.size() + 1);
+      if (tokens[i] == flag && i + 1 < tokens.size()) return tokens[i + 1];
+    }
+  }
+  return "";
+}
+
+std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+
+}  // namespace
+
+std::string format_gpus(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", std::round(v * 100) / 100);
+  std::string s = buf;
+  while (!s.empty() && s.back() == '0') s.pop_back();
+  if (!s.empty() && s.back() == '.') s.pop_back();
+  return s.empty() ? "0" : s;
+}
+
+std::vector<PodRow> pod_rows(const json& pod_list, const std::string& reservation_namespace) {
+  std::vector<PodRow> rows;
+  for (const auto& pod : member(pod_list, "items").is_array() ? member(pod_list, "items") : json::array()) {
+    const json& meta = member(pod, "metadata");
+    const json& spec = member(pod, "spec");
+    PodRow r;
+    r.ns = str(meta, "namespace");
+    if (r.ns == reservation_namespace) continue;
+    r.name = str(meta, "name");
+    std::string fraction = str(member(meta, "annotations"), "gpu-fraction");
+    if (!fraction.empty()) {
+      r.fraction = true;
+      r.gpus = gpu_number(json(fraction));
+    } else {
+      r.gpus = whole_gpus(spec);
+    }
+    if (r.gpus <= 0) continue;
+    r.owner = owner_of(meta);
+    r.status = status_of(pod);
+    r.node = str(spec, "nodeName");
+    std::string indices = str(member(meta, "annotations"), "sim.kubex.ai/gpu-indices");
+    if (!r.node.empty() && !indices.empty()) {
+      std::string devices;
+      std::stringstream ss(indices);
+      std::string idx;
+      while (std::getline(ss, idx, ',')) devices += (devices.empty() ? "" : ",") + r.node + "/gpu" + idx;
+      r.device = devices;
+    }
+    r.queue = str(member(meta, "labels"), "kai.scheduler/queue");
+    r.scheduler = str(spec, "schedulerName");
+    if (r.scheduler.empty()) r.scheduler = "default-scheduler";
+    r.vllm_utilization = vllm_utilization(spec);
+    rows.push_back(std::move(r));
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const PodRow& a, const PodRow& b) { return a.ns != b.ns ? a.ns < b.ns : a.name < b.name; });
+  return rows;
+}
+
+std::string render_rows(const std::vector<PodRow>& rows) {
+  static const std::vector<std::pair<std::string, std::size_t>> cols = {
+      {"NAMESPACE", 13}, {"POD", 30}, {"STATUS", 14}, {"GPU", 13}, {"DEVICE", 18},
+      {"QUEUE", 27},     {"SCHEDULER", 18}, {"VLLM-MEM", 8}};
+  std::vector<std::vector<std::string>> table;
+  for (const auto& r : rows) {
+    std::string gpu = format_gpus(r.gpus) + (r.fraction ? " (share)" : " (whole)");
+    table.push_back({r.ns, r.name, r.status, gpu, r.device.empty() ? "-" : r.device, r.queue.empty() ? "-" : r.queue,
+                     r.scheduler, r.vllm_utilization.empty() ? "-" : r.vllm_utilization});
+  }
+  std::vector<std::size_t> widths;
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    std::size_t w = cols[i].first.size();
+    for (const auto& row : table) w = std::max(w, row[i].size());
+    widths.push_back(std::min(w, cols[i].second + 10));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < cols.size(); ++i) out += pad(cols[i].first, widths[i] + 1);
+  out += "\n";
+  for (const auto& row : table) {
+    for (std::size_t i = 0; i < row.size(); ++i) out += pad(row[i], widths[i] + 1);
+    out += "\n";
+  }
+  // Trailing spaces make terminals wrap oddly.
+  std::string trimmed;
+  std::stringstream ss(out);
+  std::string line;
+  while (std::getline(ss, line)) {
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    trimmed += line + "\n";
+  }
+  return trimmed;
+}
+
+Report make_report(double requested_before, const std::vector<PodRow>& rows, int gpus_in_cluster) {
+  Report r;
+  r.requested_before = requested_before;
+  r.gpus_in_cluster = gpus_in_cluster;
+  for (const auto& p : rows) {
+    if (p.status != "Running") continue;
+    ++r.running_gpu_pods;
+    r.requested_after += p.gpus;
+    std::stringstream ss(p.device);
+    std::string d;
+    while (std::getline(ss, d, ',')) {
+      if (!d.empty()) r.pods_per_device[d].push_back(p.ns + "/" + p.name);
+    }
+  }
+  r.occupied = static_cast<int>(r.pods_per_device.size());
+  return r;
+}
+
+std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster) {
+  std::size_t running = 0;
+  double requested = 0;
+  std::set<std::string> devices;
+  for (const auto& p : rows) {
+    requested += p.gpus;
+    if (p.status != "Running") continue;
+    ++running;
+    std::stringstream ss(p.device);
+    std::string d;
+    while (std::getline(ss, d, ',')) {
+      if (!d.empty()) devices.insert(d);
+    }
+  }
+  return "GPU pods " + std::to_string(running) + "/" + std::to_string(rows.size()) + " running · GPUs requested " +
+         format_gpus(requested) + " · " + std::to_string(devices.size()) + " of " + std::to_string(gpus_in_cluster) +
+         " GPUs occupied";
+}
+
+double requested_gpus(const json& w, double gpus_per_model_replica) {
+  std::string kind = str(w, "kind");
+  const json& spec = member(w, "spec");
+  auto replicas_of = [&](const char* key, double def) {
+    const json& v = member(spec, key);
+    return v.is_number() ? v.get<double>() : def;
+  };
+  if (kind == "Model") {
+    double replicas = member(spec, "replicas").is_number() ? replicas_of("replicas", 1) : replicas_of("minReplicas", 1);
+    return replicas * gpus_per_model_replica;
+  }
+  if (kind != "Deployment" && kind != "StatefulSet") return 0;
+  const json& tmpl = member(spec, "template");
+  std::string fraction = str(member(member(tmpl, "metadata"), "annotations"), "gpu-fraction");
+  double per_pod = fraction.empty() ? whole_gpus(member(tmpl, "spec")) : gpu_number(json(fraction));
+  return per_pod * replicas_of("replicas", 1);
+}
+
+std::string render_report(const Report& r) {
+  std::string out;
+  out += "GPUs requested by the workloads as written:   " + format_gpus(r.requested_before) + "\n";
+  out += "GPUs their running pods hold now (kubex):     " + format_gpus(r.requested_after);
+  if (r.requested_before > 0) {
+    char pct[64];
+    std::snprintf(pct, sizeof pct, "  (%.0f%% less)", 100 * (1 - r.requested_after / r.requested_before));
+    out += pct;
+  }
+  out += "\n";
+  out += "physical GPUs occupied:                       " + std::to_string(r.occupied) + " of " +
+         std::to_string(r.gpus_in_cluster) + " (" + std::to_string(r.running_gpu_pods) + " running GPU pods)\n";
+  out += "pods per GPU:\n";
+  for (const auto& [device, pods] : r.pods_per_device) {
+    std::string names;
+    for (const auto& p : pods) names += (names.empty() ? "" : ", ") + p;
+    out += "  " + pad(device, 18) + std::to_string(pods.size()) + "  " + names + "\n";
+  }
+  return out;
+}
+
+}  // namespace kubex::sim::demo

@@ -1,0 +1,54 @@
+// What the demo shows (pure functions over pod and workload JSON, so they are table-tested): the live view of
+// GPU pods (where each runs, its GPU fraction or whole GPUs, the device it shares, queue and scheduler) and the
+// final report (GPUs requested before vs after, GPUs actually occupied, pods per GPU).
+#pragma once
+
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace kubex::sim::demo {
+
+// One pod of the live view.
+struct PodRow {
+  std::string ns, name, owner;  // owner: "Deployment/web" style when known from the pod's labels, else ""
+  std::string status;           // Pending, Running, Ready, Terminating, CrashLoopBackOff, ...
+  std::string node;             // "" while unscheduled
+  double gpus = 0;              // fraction (KAI gpu-fraction) or whole nvidia.com/gpu
+  bool fraction = false;
+  std::string device;           // "<node>/gpu<i>" the kubelet gave it, "" when none
+  std::string queue, scheduler;
+  std::string vllm_utilization;  // the --gpu-memory-utilization it runs with, "" when none
+};
+
+// Rows for the pods of a LIST (reservation pods of KAI and pods without any GPU are left out). Sorted by
+// namespace, then name.
+std::vector<PodRow> pod_rows(const nlohmann::json& pod_list, const std::string& reservation_namespace);
+
+// A fixed-width table of the rows.
+std::string render_rows(const std::vector<PodRow>& rows);
+
+// One line: "pods 7/8 running · GPUs requested 1.85 · 3 of 6 GPUs occupied".
+std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster);
+
+// GPUs a workload object asks for, as written: the pod template's whole nvidia.com/gpu (limits, else
+// requests) or its gpu-fraction annotation, times its replicas (Deployment, StatefulSet: spec.replicas;
+// KubeAI Model: spec.replicas or minReplicas, with `gpus_per_model_replica`). 0 for other kinds.
+double requested_gpus(const nlohmann::json& workload, double gpus_per_model_replica = 1);
+
+struct Report {
+  double requested_before = 0;  // what the applied workloads ask for
+  double requested_after = 0;   // what their running pods hold now
+  int occupied = 0;             // distinct physical GPUs holding at least one pod
+  int gpus_in_cluster = 0;
+  int running_gpu_pods = 0;
+  std::map<std::string, std::vector<std::string>> pods_per_device;  // device -> pod names
+};
+Report make_report(double requested_before, const std::vector<PodRow>& rows, int gpus_in_cluster);
+std::string render_report(const Report& r);
+
+// "0.5", "1", "2.25": shortest decimal with at most 2 places.
+std::string format_gpus(double v);
+
+}  // namespace kubex::sim::demo

@@ -1,0 +1,106 @@
+// The demo's live view and report (issue 6 item 7): what a user reads must match the pods.
+#include "sim/demo/view.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace kubex::sim::demo {
+namespace {
+
+using nlohmann::json;
+
+json running_pod(const std::string& ns, const std::string& name, const json& annotations, const json& resources,
+                 const std::string& node, const std::string& scheduler = "") {
+  json pod = {{"metadata",
+               {{"namespace", ns},
+                {"name", name},
+                {"labels", {{"pod-template-hash", "5d9f8"}}},
+                {"annotations", annotations},
+                {"ownerReferences", {{{"kind", "ReplicaSet"}, {"name", "chat-5d9f8"}, {"controller", true}}}}}},
+              {"spec", {{"nodeName", node}, {"containers", {{{"name", "c"}, {"resources", resources}}}}}},
+              {"status",
+               {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+  if (!scheduler.empty()) pod["spec"]["schedulerName"] = scheduler;
+  return pod;
+}
+
+TEST(DemoView, RowsCarryShareDeviceQueueAndSkipNonGpuAndReservationPods) {
+  json fraction = running_pod("ml", "chat-5d9f8-aaaaa",
+                              {{"gpu-fraction", "0.4"}, {"sim.kubex.ai/gpu-indices", "1"}}, json::object(),
+                              "t4-node-0", "kai-scheduler");
+  fraction["metadata"]["labels"]["kai.scheduler/queue"] = "kubex-unlimited-gpu-queue";
+  fraction["spec"]["containers"][0]["args"] = {"--model", "m", "--gpu-memory-utilization=0.36"};
+  json whole = running_pod("ml", "train-5d9f8-bbbbb", {{"sim.kubex.ai/gpu-indices", "0,1"}},
+                           {{"limits", {{"nvidia.com/gpu", "2"}}}}, "t4-node-1");
+  json cpu_only = running_pod("ml", "web-5d9f8-ccccc", json::object(), json::object(), "cpu-node-0");
+  json reservation = running_pod("kai-resource-reservation", "gpu-reservation-t4-node-0-x",
+                                 {{"sim.kubex.ai/gpu-indices", "1"}}, {{"limits", {{"nvidia.com/gpu", "1"}}}},
+                                 "t4-node-0");
+  json pending = running_pod("ml", "a-pending", {{"gpu-fraction", "0.5"}}, json::object(), "");
+  pending["status"] = {{"phase", "Pending"},
+                       {"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}};
+  json list = {{"items", {whole, fraction, cpu_only, reservation, pending}}};
+
+  auto rows = pod_rows(list, "kai-resource-reservation");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].name, "a-pending");
+  EXPECT_EQ(rows[0].status, "Unschedulable");
+  EXPECT_EQ(rows[0].device, "");
+  EXPECT_EQ(rows[1].name, "chat-5d9f8-aaaaa");
+  EXPECT_EQ(rows[1].owner, "Deployment/chat");
+  EXPECT_TRUE(rows[1].fraction);
+  EXPECT_DOUBLE_EQ(rows[1].gpus, 0.4);
+  EXPECT_EQ(rows[1].device, "t4-node-0/gpu1");
+  EXPECT_EQ(rows[1].queue, "kubex-unlimited-gpu-queue");
+  EXPECT_EQ(rows[1].scheduler, "kai-scheduler");
+  EXPECT_EQ(rows[1].vllm_utilization, "0.36");
+  EXPECT_FALSE(rows[2].fraction);
+  EXPECT_DOUBLE_EQ(rows[2].gpus, 2);
+  EXPECT_EQ(rows[2].device, "t4-node-1/gpu0,t4-node-1/gpu1");
+  EXPECT_EQ(rows[2].scheduler, "default-scheduler");
+
+  std::string table = render_rows(rows);
+  EXPECT_NE(table.find("0.4 (share)"), std::string::npos) << table;
+  EXPECT_NE(table.find("2 (whole)"), std::string::npos) << table;
+  EXPECT_EQ(table.find(" \n"), std::string::npos) << "no trailing spaces";
+  EXPECT_EQ(render_summary(rows, 6), "GPU pods 2/3 running · GPUs requested 2.9 · 3 of 6 GPUs occupied");
+}
+
+TEST(DemoView, RequestedGpusAsWritten) {
+  json d = {{"kind", "Deployment"},
+            {"spec",
+             {{"replicas", 2},
+              {"template", {{"spec", {{"containers", {{{"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}}}}}}};
+  EXPECT_DOUBLE_EQ(requested_gpus(d), 2);
+  json kai = {{"kind", "Deployment"},
+              {"spec", {{"template", {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}}}}}}};
+  EXPECT_DOUBLE_EQ(requested_gpus(kai), 0.25);  // replicas default to 1
+  json model = {{"kind", "Model"}, {"spec", {{"minReplicas", 1}}}};
+  EXPECT_DOUBLE_EQ(requested_gpus(model), 1);
+  EXPECT_DOUBLE_EQ(requested_gpus({{"kind", "ClusterStaticPolicy"}}), 0);
+}
+
+TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
+  std::vector<PodRow> rows(4);
+  rows[0] = {"ml", "a", "", "Running", "n0", 0.4, true, "n0/gpu0", "", "", ""};
+  rows[1] = {"ml", "b", "", "Running", "n0", 0.4, true, "n0/gpu0", "", "", ""};
+  rows[2] = {"ml", "c", "", "Running", "n1", 1, false, "n1/gpu0", "", "", ""};
+  rows[3] = {"ml", "d", "", "Pending", "", 0.5, true, "", "", "", ""};
+  Report r = make_report(4.25, rows, 6);
+  EXPECT_DOUBLE_EQ(r.requested_after, 1.8);
+  EXPECT_EQ(r.occupied, 2);
+  EXPECT_EQ(r.running_gpu_pods, 3);
+  EXPECT_EQ(r.pods_per_device.at("n0/gpu0").size(), 2u);
+  std::string text = render_report(r);
+  EXPECT_NE(text.find("4.25"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.8  (58% less)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 of 6 (3 running GPU pods)"), std::string::npos) << text;
+  EXPECT_EQ(format_gpus(0.7), "0.7");
+  EXPECT_EQ(format_gpus(1), "1");
+  EXPECT_EQ(format_gpus(2.25), "2.25");
+  EXPECT_EQ(format_gpus(0.333), "0.33");
+}
+
+}  // namespace
+}  // namespace kubex::sim::demo
