@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "engine/caches.h"
+#include "engine/webhooks.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "kube/client/kubeconfig.h"
@@ -60,6 +61,10 @@ int run_engine(const EngineOptions& o) {
     return 2;
   }
   common::set_log_level(level);
+  if (auto why = check_webhook_flags(o); !why.empty()) {
+    log.error("invalid flag", {{"error", why}});
+    return 2;
+  }
   std::string ns = o.ns.empty() ? default_namespace() : o.ns;
 
   auto conn = kube::resolve_connection(o.kubeconfig, o.context);
@@ -111,6 +116,13 @@ int run_engine(const EngineOptions& o) {
     log.error("cannot start HTTP endpoints", {{"error", ep.error().str()}});
     return 1;
   }
+  // Every replica serves the webhooks (ENG-1); handlers are installed before the server serves.
+  Caches caches = make_caches(*client);
+  auto webhooks = EngineWebhooks::start(o, ns, manager, caches);
+  if (!webhooks) {
+    log.error("cannot start the webhook server", {{"error", webhooks.error().str()}});
+    return 1;
+  }
   (*probe_client)->set_observer(manager.metrics().request_observer());
   auto version = (*probe_client)->probe();
   if (!version) {
@@ -120,9 +132,11 @@ int run_engine(const EngineOptions& o) {
   log.info("connected to the Kubernetes API",
            {{"server", conn->server}, {"version", version->value("gitVersion", "")}});
 
-  Caches caches = make_caches(*client);
+  (*webhooks)->start_registration(*client);
   for (auto& [name, inf] : caches.all()) manager.add_informer(name, inf);
-  return manager.run();
+  int rc = manager.run();
+  (*webhooks)->stop();
+  return rc;
 }
 
 }  // namespace kubex::engine

@@ -1,10 +1,17 @@
 // `kubex engine` (DESIGN §1, ENG-1..3): connects to the API server, builds the informer caches and runs the
-// manager (metrics, health probes, leader election; controllers and webhooks join in later issues).
+// manager (metrics, health probes, leader election; controllers join in later issues) and the admission
+// webhook server (engine/webhooks.h).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace kubex::engine {
+
+struct WebhookContext;
+// Adds admission handlers to the webhook server before it serves (engine/webhooks.h).
+using WebhookInstaller = std::function<void(const WebhookContext& context)>;
 
 struct EngineOptions {
   std::string kubeconfig, context;
@@ -14,6 +21,17 @@ struct EngineOptions {
   std::string health_bind = ":8081";
   std::string log_level = "info";
   bool dry_run = false;
+  // Admission webhooks (ENG-3). The server runs on every replica when it has a serving certificate: from
+  // --cert-dir or --self-signed-webhook (with neither, it is not started and a warning says so).
+  std::string webhook_bind = ":9443";
+  std::string cert_dir;
+  bool self_signed_webhook = false;
+  bool register_webhooks = false;
+  bool early_webhook_enabled = false;
+  // The Service named in the self-signed certificate: <service>.<namespace>.svc[.cluster.local].
+  std::string webhook_service = "kubex-automation-engine-webhook-service";
+  // Run after the engine's own installers (engine/webhooks.cpp), in order.
+  std::vector<WebhookInstaller> webhook_installers;
 };
 
 // $POD_NAMESPACE, else "kubex".

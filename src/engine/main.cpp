@@ -26,6 +26,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   engine->add_option("--health-probe-bind-address", eo.health_bind, "Address of /healthz and /readyz")
       ->capture_default_str();
+  engine->add_option("--webhook-bind-address", eo.webhook_bind, "Address of the HTTPS admission webhooks")
+      ->capture_default_str();
+  engine->add_option("--cert-dir", eo.cert_dir,
+                     "Directory with the webhook's tls.crt and tls.key (reloaded on change)");
+  engine->add_flag("--self-signed-webhook", eo.self_signed_webhook,
+                   "Generate a CA and webhook serving certificate in memory and patch caBundle");
+  engine->add_flag("--register-webhooks", eo.register_webhooks,
+                   "Create or update the engine's webhook configurations (url = --webhook-bind-address)");
+  engine->add_flag("--early-webhook-enabled", eo.early_webhook_enabled,
+                   "Also register the early pod mutation pass (000-...; required for KAI)");
   engine->add_option("--log-level", eo.log_level, "debug, info, warn or error")->capture_default_str();
   engine->add_flag("--dry-run", eo.dry_run, "Compute and report changes without writing them")
       ->capture_default_str();

@@ -1,0 +1,60 @@
+// Start-up registration of the engine's webhook configurations (ENG-3 `--register-webhooks`,
+// `--self-signed-webhook`), run on every replica once the webhook server listens: a background thread
+// that retries with capped exponential back-off on API errors until it succeeds or is stopped (ENG-2: API
+// errors are logged, never fatal).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/log.h"
+#include "kube/runtime/runnable.h"
+#include "webhook/registration.h"
+
+namespace kubex::kube {
+class Client;
+}
+
+namespace kubex::webhook {
+
+struct RegistrarOptions {
+  // true: register_webhooks(); false: only patch_ca_bundles() with registration.ca_bundle_pem.
+  bool register_webhooks = true;
+  RegistrationOptions registration;
+  std::chrono::milliseconds backoff_base{500};
+  std::chrono::milliseconds backoff_cap{30000};
+};
+
+class Registrar final : public kube::Runnable {
+ public:
+  Registrar(std::shared_ptr<kube::Client> client, RegistrarOptions options);
+  ~Registrar() override;
+
+  const std::string& name() const override { return name_; }
+  void start() override;
+  void stop() override;
+
+  // Waits until an attempt succeeded (true) or `timeout` passed (false).
+  bool wait_succeeded(std::chrono::milliseconds timeout);
+  int attempts() const;
+
+ private:
+  void loop();
+  bool attempt();
+
+  std::shared_ptr<kube::Client> client_;
+  RegistrarOptions options_;
+  std::string name_ = "webhook-registration";
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false, succeeded_ = false;
+  int attempts_ = 0;
+  std::thread thread_;
+  common::Logger log_{"webhook.registration"};
+};
+
+}  // namespace kubex::webhook

@@ -1,0 +1,92 @@
+// The engine's HTTPS admission webhook server (DESIGN §3 webhook/, ADM-2, VAL-9, ENG-1): a registry of
+// admission handlers by URL path, served over TLS on --webhook-bind-address with the current serving
+// certificate, plus GET /healthz. httplib is included only in the .cpp.
+//
+// Per request: the body is decoded (VAL-9: HTTP 400 `invalid AdmissionReview: <reason>`), the path's
+// handler runs on its own thread with a deadline (ADM-2: 8 s), and the response is encoded with the uid
+// echoed. A handler that throws, overruns its deadline or returns an unencodable response is answered
+// according to its HandlerOptions: fail-open (`allowed: true`, no patch) or HTTP 500 (the API server then
+// applies the webhook's failurePolicy). Every request is reported to the observer with its outcome.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "webhook/admission_review.h"
+
+namespace kubex::webhook {
+
+class ServingCertificate;
+
+using Handler = std::function<AdmissionResponse(const AdmissionRequest&)>;
+
+struct HandlerOptions {
+  // Mutating paths may answer with a patch (outcomes patched/unchanged); a patch from a validating
+  // handler is an internal error (outcomes allowed/denied).
+  bool mutating = true;
+  // true: internal errors answer `allowed: true` without a patch (ADM-2); false: HTTP 500.
+  bool fail_open = true;
+  // ADM-2: the handler must answer within 8 s; after that the request is answered as an internal error.
+  std::chrono::milliseconds deadline{8000};
+};
+
+enum class Outcome { kPatched, kUnchanged, kAllowed, kDenied, kError, kBadRequest };
+// "patched", "unchanged", "allowed", "denied", "error", "bad_request" (OBS-5 result labels).
+const char* outcome_label(Outcome o);
+
+// Called once per admission request (not for /healthz) with the URL path, the outcome and the time from
+// receiving the body to having the answer.
+using Observer = std::function<void(const std::string& path, Outcome outcome, double seconds)>;
+
+struct ServerOptions {
+  std::string bind_address = ":9443";  // HOST:PORT, :PORT; port 0 picks a free port
+  int threads = 16;                    // httplib workers; every idle keep-alive connection holds one
+  int keep_alive_timeout_seconds = 5;
+  int keep_alive_max_count = 1000;
+  std::size_t max_body_bytes = 16u << 20;
+  // Handlers still running after their deadline. Past this many, requests are answered as internal errors
+  // at once instead of starting another handler thread.
+  int max_overrun_handlers = 32;
+};
+
+// What the server answers for one request (also what serve() returns to tests).
+struct HttpReply {
+  int status = 200;
+  std::string content_type;
+  std::string body;
+  Outcome outcome = Outcome::kBadRequest;
+};
+
+class Server {
+ public:
+  Server(ServerOptions options, std::shared_ptr<ServingCertificate> certificate);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Registers (or replaces) the handler of `path` (e.g. "/mutate--v1-pod"). Thread-safe, also while serving.
+  void handle(const std::string& path, Handler handler, HandlerOptions options = {});
+  void set_observer(Observer observer);  // before start()
+
+  // Sets up TLS and binds; the error names the address and the flag. Then serves on a background thread.
+  common::Result<void> start();
+  // Waits for requests in flight, then for overrun handlers (at most `grace`). Safe to call more than once.
+  void stop(std::chrono::milliseconds grace = std::chrono::milliseconds(2000));
+
+  const std::string& host() const;  // the bind host ("0.0.0.0" for ":9443")
+  int port() const;                 // the bound port after start()
+
+  // Processes one admission request body for `path` exactly as the HTTP handler does (no TLS): for tests
+  // and benchmarks.
+  HttpReply serve(const std::string& path, std::string_view body);
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace kubex::webhook

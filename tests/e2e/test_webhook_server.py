@@ -1,0 +1,270 @@
+"""`kubex engine` webhook server flags against kubex-sim (ENG-3, ADM-1, HLM-2): --self-signed-webhook with
+--register-webhooks registers exactly the engine's configurations (checked with real kubectl) with a caBundle
+that verifies the served certificate, re-registration never duplicates and drops a disabled early pass,
+--cert-dir certificates made with the openssl CLI are served and hot-reloaded, and start-up failures (busy
+port, bad cert dir, impossible flag combinations) end the process with one error line."""
+import base64
+import json
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import threading
+import urllib.request
+
+import pytest
+
+from conftest import BIN, wait_for
+from webhook_server import make_certs
+
+LATE = "zzz-kubex-mutating-webhook-configuration"
+EARLY = "000-kubex-mutating-webhook-configuration"
+VALIDATING = "kubex-validating-webhook-configuration"
+KINDS = [  # (singular, plural, strategy)
+    ("automationstrategy", "automationstrategies", True),
+    ("clusterautomationstrategy", "clusterautomationstrategies", True),
+    ("proactivepolicy", "proactivepolicies", False),
+    ("clusterproactivepolicy", "clusterproactivepolicies", False),
+    ("staticpolicy", "staticpolicies", False),
+    ("clusterstaticpolicy", "clusterstaticpolicies", False),
+    ("gpureactivepolicy", "gpureactivepolicies", False),
+    ("clustergpureactivepolicy", "clustergpureactivepolicies", False),
+    ("gpuconsolidationpolicy", "gpuconsolidationpolicies", False),
+    ("globalconfiguration", "globalconfigurations", False),
+    ("policyevaluation", "policyevaluations", False),
+]
+
+
+class Engine:
+    """A `kubex engine` process whose JSON log lines are collected as they arrive."""
+
+    def __init__(self, kubeconfig, *extra):
+        self.args = [str(BIN / "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", "default",
+                     "--leader-elect=false", "--metrics-bind-address", "127.0.0.1:0",
+                     "--health-probe-bind-address", "127.0.0.1:0", *extra]
+        self.lines, self.raw = [], []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            text = raw.decode(errors="replace").rstrip("\n")
+            with self.lock:
+                self.raw.append(text)
+                try:
+                    self.lines.append(json.loads(text))
+                except ValueError:
+                    pass
+
+    def wait_line(self, msg, timeout=20.0):
+        def find():
+            with self.lock:
+                return next((l for l in self.lines if l.get("msg") == msg), None)
+        return wait_for(find, timeout=timeout, what=f"log line {msg!r}; output:\n{self.output()}")
+
+    def output(self):
+        with self.lock:
+            return "\n".join(self.raw[-40:])
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(timeout=5)
+        return self.proc.returncode
+
+
+def run_once(*args, timeout=20):
+    res = subprocess.run([str(BIN / "kubex"), "engine", *args], capture_output=True, text=True, timeout=timeout)
+    errors = [json.loads(l) for l in res.stdout.splitlines() if '"level":"error"' in l]
+    return res, errors
+
+
+def configs(sim, kind):
+    return {c["metadata"]["name"]: c for c in sim.kubectl_json("get", kind)["items"]}
+
+
+def https_get(port, path, ca_pem):
+    ctx = ssl.create_default_context(cadata=ca_pem)
+    with urllib.request.urlopen(f"https://127.0.0.1:{port}{path}", context=ctx, timeout=5) as r:
+        return r.status, r.read().decode()
+
+
+def check_mutating(cfg, early, port, ca_pem):
+    w, = cfg["webhooks"]  # exactly one webhook
+    assert w["name"] == ("000-" if early else "zzz-") + "mpod-rightsizing-recommendations.kubex.ai"
+    path = "/mutate--v1-pod-early" if early else "/mutate--v1-pod"
+    assert w["clientConfig"]["url"] == f"https://127.0.0.1:{port}{path}"
+    assert base64.b64decode(w["clientConfig"]["caBundle"]).decode() == ca_pem
+    assert w["rules"] == [{"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"],
+                           "resources": ["pods"], "scope": "*"}]
+    assert w["failurePolicy"] == "Ignore"
+    assert w["sideEffects"] == "NoneOnDryRun"
+    assert w["admissionReviewVersions"] == ["v1"]
+    assert w["timeoutSeconds"] == 10
+    assert not w.get("namespaceSelector") and not w.get("objectSelector")
+
+
+def check_validating(cfg, port, ca_pem):
+    hooks = cfg["webhooks"]
+    assert [w["name"] for w in hooks] == [f"v{s}-v1alpha1.kb.io" for s, _, _ in KINDS]
+    for w, (singular, plural, strategy) in zip(hooks, KINDS):
+        assert w["clientConfig"]["url"] == \
+            f"https://127.0.0.1:{port}/validate-rightsizing-kubex-ai-v1alpha1-{singular}"
+        assert base64.b64decode(w["clientConfig"]["caBundle"]).decode() == ca_pem
+        rule, = w["rules"]
+        assert rule["apiGroups"] == ["rightsizing.kubex.ai"] and rule["apiVersions"] == ["v1alpha1"]
+        assert rule["resources"] == [plural]
+        assert rule["operations"] == (["CREATE", "UPDATE", "DELETE"] if strategy else ["CREATE", "UPDATE"])
+        assert w["failurePolicy"] == "Ignore" and w["sideEffects"] == "None"
+        assert w["admissionReviewVersions"] == ["v1"] and w["timeoutSeconds"] == 10
+
+
+def test_self_signed_registration(sim):  # ENG-3, ADM-1, HLM-2
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook",
+                 "--register-webhooks", "--early-webhook-enabled")
+    try:
+        port = eng.wait_line("serving webhooks")["port"]
+        done = eng.wait_line("registered webhook configurations")
+        assert sorted(done["created"] + done["updated"] + done["unchanged"]) == sorted([EARLY, LATE, VALIDATING])
+        mutating = configs(sim, "mutatingwebhookconfigurations")
+        assert set(mutating) == {EARLY, LATE}
+        ca_pem = base64.b64decode(mutating[LATE]["webhooks"][0]["clientConfig"]["caBundle"]).decode()
+        assert ca_pem.startswith("-----BEGIN CERTIFICATE-----")
+        check_mutating(mutating[LATE], False, port, ca_pem)
+        check_mutating(mutating[EARLY], True, port, ca_pem)
+        validating = configs(sim, "validatingwebhookconfigurations")
+        assert set(validating) == {VALIDATING}
+        check_validating(validating[VALIDATING], port, ca_pem)
+        # The caBundle verifies the certificate the webhook port serves (hostname 127.0.0.1 included).
+        assert https_get(port, "/healthz", ca_pem) == (200, "ok")
+        # OBS-5 admission families are exposed.
+        metrics_port = eng.wait_line("serving metrics")["port"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+        assert 'kubex_admission_requests_total{result="patched",webhook="late"} 0' in text
+        assert 'kubex_admission_duration_seconds_count{webhook="early"} 0' in text
+        # Pods are still admitted (failurePolicy Ignore, sideEffects NoneOnDryRun allows dry runs).
+        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "wh-e2e"},
+               "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+        sim.kubectl("create", "--dry-run=server", "-f", "-", input=json.dumps(pod))
+    finally:
+        assert eng.stop() == 0, eng.output()
+
+    # A second engine without the early pass: nothing duplicated, the early configuration removed, the URL
+    # and caBundle moved to the new server.
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook",
+                 "--register-webhooks")
+    try:
+        port2 = eng.wait_line("serving webhooks")["port"]
+        done = eng.wait_line("registered webhook configurations")
+        assert done["deleted"] == [EARLY]
+        mutating = configs(sim, "mutatingwebhookconfigurations")
+        assert set(mutating) == {LATE}
+        ca2 = base64.b64decode(mutating[LATE]["webhooks"][0]["clientConfig"]["caBundle"]).decode()
+        assert ca2 != ca_pem  # a new CA per process
+        check_mutating(mutating[LATE], False, port2, ca2)
+        validating = configs(sim, "validatingwebhookconfigurations")
+        assert set(validating) == {VALIDATING}
+        check_validating(validating[VALIDATING], port2, ca2)
+        assert https_get(port2, "/healthz", ca2) == (200, "ok")
+    finally:
+        assert eng.stop() == 0, eng.output()
+
+
+def test_self_signed_without_register_only_patches_ca(sim):  # ENG-3
+    before = configs(sim, "mutatingwebhookconfigurations")
+    assert LATE in before, "runs after test_self_signed_registration"
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook")
+    try:
+        port = eng.wait_line("serving webhooks")["port"]
+        done = eng.wait_line("patched webhook caBundles")
+        assert sorted(done["updated"]) == sorted([LATE, VALIDATING]) and done["missing"] == [EARLY]
+        after = configs(sim, "mutatingwebhookconfigurations")
+        assert set(after) == {LATE}
+        w = after[LATE]["webhooks"][0]
+        assert w["clientConfig"]["url"] == before[LATE]["webhooks"][0]["clientConfig"]["url"]  # not re-pointed
+        ca = base64.b64decode(w["clientConfig"]["caBundle"]).decode()
+        assert https_get(port, "/healthz", ca) == (200, "ok")
+    finally:
+        assert eng.stop() == 0, eng.output()
+
+
+def test_cert_dir_is_served_and_reloaded(sim, tmp_path):  # ENG-3 --cert-dir, reloaded on change
+    first, second = tmp_path / "first", tmp_path / "second"
+    certdir = tmp_path / "certs"
+    for d in (first, second, certdir):
+        d.mkdir()
+    ca1, crt1, key1 = make_certs(first, names=("localhost",), ips=("127.0.0.1",))
+    ca2, crt2, key2 = make_certs(second, names=("localhost",), ips=("127.0.0.1",))
+    shutil.copy(crt1, certdir / "tls.crt")
+    shutil.copy(key1, certdir / "tls.key")
+    (certdir / "ca.crt").write_text(ca1)
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--cert-dir", str(certdir),
+                 "--register-webhooks")
+    try:
+        port = eng.wait_line("serving webhooks")["port"]
+        eng.wait_line("registered webhook configurations")
+        w = configs(sim, "mutatingwebhookconfigurations")[LATE]["webhooks"][0]
+        assert base64.b64decode(w["clientConfig"]["caBundle"]).decode() == ca1  # from ca.crt
+        served = ssl.get_server_certificate(("127.0.0.1", port))
+        assert served.strip() == open(crt1).read().strip()
+        assert https_get(port, "/healthz", ca1) == (200, "ok")
+        # Rotate: the next handshake serves the new pair, without a restart.
+        shutil.copy(crt2, certdir / "tls.crt.new")
+        shutil.copy(key2, certdir / "tls.key.new")
+        (certdir / "tls.crt.new").rename(certdir / "tls.crt")
+        (certdir / "tls.key.new").rename(certdir / "tls.key")
+        assert ssl.get_server_certificate(("127.0.0.1", port)).strip() == open(crt2).read().strip()
+        assert https_get(port, "/healthz", ca2) == (200, "ok")
+        # A broken pair keeps the current one and logs one error.
+        shutil.copy(key1, certdir / "tls.key")
+        assert ssl.get_server_certificate(("127.0.0.1", port)).strip() == open(crt2).read().strip()
+        err = eng.wait_line("cannot reload the serving certificate, keeping the previous one")
+        assert err["level"] == "error" and "does not match" in err["error"]
+        assert eng.proc.poll() is None
+    finally:
+        assert eng.stop() == 0, eng.output()
+
+
+def test_busy_webhook_port_exits_with_one_line(sim):  # ENG-3
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        res, errors = run_once("--kubeconfig", sim.kubeconfig, "--leader-elect=false",
+                               "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0",
+                               "--webhook-bind-address", f"127.0.0.1:{port}", "--self-signed-webhook")
+    assert res.returncode != 0 and len(errors) == 1, res.stdout
+    assert errors[0]["msg"] == "cannot start the webhook server"
+    assert "--webhook-bind-address" in errors[0]["error"] and str(port) in errors[0]["error"]
+
+
+def test_bad_cert_dir_exits_with_one_line(sim, tmp_path):  # ENG-3
+    (tmp_path / "tls.crt").write_text("not a certificate")
+    (tmp_path / "tls.key").write_text("not a key")
+    for d in ("/nonexistent/kubex-certs", str(tmp_path)):
+        res, errors = run_once("--kubeconfig", sim.kubeconfig, "--leader-elect=false",
+                               "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0",
+                               "--webhook-bind-address", "127.0.0.1:0", "--cert-dir", d)
+        assert res.returncode != 0 and len(errors) == 1, res.stdout
+        assert errors[0]["msg"] == "cannot start the webhook server" and "--cert-dir" in errors[0]["error"]
+
+
+@pytest.mark.parametrize("args", [
+    ["--register-webhooks"],
+    ["--cert-dir", "/tmp", "--self-signed-webhook"],
+    ["--self-signed-webhook", "--webhook-bind-address", "0"],
+    ["--webhook-bind-address", "nowhere"],
+])
+def test_impossible_webhook_flags(sim, args):  # ENG-3: a bad flag is one clear line
+    res, errors = run_once("--kubeconfig", sim.kubeconfig, *args)
+    assert res.returncode == 2 and len(errors) == 1, res.stdout
+    assert errors[0]["msg"] == "invalid flag"
