@@ -45,6 +45,10 @@ struct AdmissionInput {
 };
 
 struct AdmissionDecision {
+  // SKIPPED: an ADM-3 exit, a hold (RBK-4) or a pause (ADM-4). MUTATED: the pod's spec, labels or GPU
+  // annotations changed. UNCHANGED: evaluated, and at most kubex's bookkeeping annotations
+  // (automation-constraints, mirrored desired-resource-*, pod-rightsizing-info) changed. Whether a
+  // patch is returned is `patched()` (the webhook's patched/unchanged metric).
   AdmissionResult result = AdmissionResult::kSkipped;
   std::shared_ptr<const nlohmann::json> pod;    // the pod after the decision
   std::shared_ptr<const nlohmann::json> patch;  // RFC 6902 operations from the input to `pod` (an array)
