@@ -237,7 +237,8 @@ void Decider::apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu,
   const ContainerResources& c = resources.targets[*gpu.gpu_container];
   json& cj = container_json(pod_, c);
   const std::vector<std::string> command = string_list(cj, "command"), args = string_list(cj, "args");
-  const std::string image = cj.value("image", std::string());
+  const auto image_it = cj.find("image");
+  const std::string image = image_it != cj.end() && image_it->is_string() ? image_it->get<std::string>() : "";
   if (!is_vllm_container(image, command, args, in_.workload->model_engine)) return;
   const std::optional<Hundredths> fraction =
       gpu.action == GpuAction::kSetWhole ? std::nullopt : std::optional<Hundredths>(gpu.fraction);

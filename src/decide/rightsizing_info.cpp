@@ -11,6 +11,12 @@ struct Entry {
   std::string from, to, source;
 };
 
+// A string member, or `fallback` when it is absent or not a string (a damaged annotation never throws).
+std::string text(const nlohmann::json& obj, const char* key, const char* fallback) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+}
+
 }  // namespace
 
 std::string info_key(Resource r, Usage u) {
@@ -27,8 +33,7 @@ std::string rightsizing_info_json(std::string_view mode, const std::string& stra
         if (!resources.is_object()) continue;
         for (const auto& [key, e] : resources.items()) {
           if (!e.is_object()) continue;
-          containers[name][key] = {e.value("from", std::string(kUnspecified)), e.value("to", std::string()),
-                                   e.value("source", std::string())};
+          containers[name][key] = {text(e, "from", kUnspecified), text(e, "to", ""), text(e, "source", "")};
         }
       }
     }

@@ -183,4 +183,17 @@ TEST(AdmissionExits, MalformedPodsFailOpen) {
   odd["metadata"]["annotations"] = {{"gpu-fraction", 7}};
   const AdmissionDecision d = f.s.run(odd);
   EXPECT_TRUE(d.constraints.has("unsupported-gpu-request"));
+  EXPECT_TRUE(d.summary.failed_checks.empty());  // decided, not failed open
+  // A non-string image or a damaged pod-rightsizing-info still gets a full decision.
+  Scenario v;
+  api::Strategy strategy = kai_strategy();
+  strategy.spec.has_vllm = true;
+  const auto* st = v.add_strategy(strategy);
+  v.add_policy(static_policy("s", "kai", {{"app", gpu_request("0.5")}}), st);
+  json weird =
+      app_pod(whole_gpus(1), {{"automation-webhook.kubex.ai/pod-rightsizing-info", R"({"containers":[1]})"}});
+  weird["spec"]["containers"][0]["image"] = 42;
+  const AdmissionDecision w = v.run(weird);
+  EXPECT_TRUE(w.summary.failed_checks.empty());
+  EXPECT_EQ(w.pod->at("metadata").at("annotations").at("gpu-fraction"), "0.5");
 }

@@ -116,6 +116,11 @@ TEST(RightsizingInfo, MergesAndKeepsFrom) {
             R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{)"
             R"("gpu":{"from":"2","to":"0.6","source":"GpuReactivePolicy/r"},)"
             R"("limits.memory":{"from":"unspecified","to":"1Gi","source":"StaticPolicy/s"}}}})");
+  // Damaged entries never throw: a non-string `from` reads as unspecified.
+  EXPECT_EQ(
+      rightsizing_info_json("kai", "AutomationStrategy/kai", early,
+                            R"({"containers":{"app":{"gpu":{"from":7}},"x":5}})"),
+      R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"unspecified","to":"0.7","source":"StaticPolicy/s"}}}})");
   // A broken existing value is replaced.
   EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", early, "{oops"), first);
 }
