@@ -1,0 +1,50 @@
+#include "decide/desired_annotations.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/keys.h"
+
+namespace kubex::decide {
+
+std::string desired_requests_key(api::Kind policy_kind) {
+  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kDesiredRequestsSuffix;
+}
+
+std::string desired_limits_key(api::Kind policy_kind) {
+  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kDesiredLimitsSuffix;
+}
+
+std::string reactive_state_key(api::Kind policy_kind) {
+  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kReactiveStateSuffix;
+}
+
+bool is_desired_key(std::string_view key) {
+  const std::string_view req = api::keys::kDesiredRequestsSuffix, lim = api::keys::kDesiredLimitsSuffix;
+  return (key.size() > req.size() && key.ends_with(req)) || (key.size() > lim.size() && key.ends_with(lim));
+}
+
+std::optional<std::map<std::string, Hundredths>> parse_desired_gpu(std::string_view text) {
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return std::nullopt;
+  std::map<std::string, Hundredths> out;
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (!it.value().is_object()) continue;
+    auto gpu = it.value().find("gpu");
+    if (gpu == it.value().end()) continue;
+    auto h = parse_gpu_json(*gpu);
+    if (h) out[it.key()] = *h;
+  }
+  return out;
+}
+
+std::string format_desired(const DesiredValues& values) {
+  nlohmann::json doc = nlohmann::json::object();
+  for (const auto& [container, resources] : values) {
+    nlohmann::json& c = doc[container];
+    c = nlohmann::json::object();
+    for (const auto& [resource, value] : resources) c[resource] = value;
+  }
+  return doc.dump();
+}
+
+}  // namespace kubex::decide

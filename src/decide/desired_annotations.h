@@ -1,0 +1,33 @@
+// The owner (and mirrored pod) annotations `<prefix>.rightsizing.kubex.ai/desired-resource-requests` and
+// `-limits` (SPEC §2): their keys, and their JSON value
+// `{"<container>":{"cpu":"200m","gpu":"0.48","memory":"256Mi"}}` with sorted keys.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/kinds.h"
+#include "decide/gpu_value.h"
+
+namespace kubex::decide {
+
+std::string desired_requests_key(api::Kind policy_kind);
+std::string desired_limits_key(api::Kind policy_kind);
+std::string reactive_state_key(api::Kind policy_kind);
+// True for "<any prefix>.rightsizing.kubex.ai/desired-resource-requests" and "…-limits".
+bool is_desired_key(std::string_view key);
+
+// The requests.gpu values of a desired-resource-requests annotation: {"app":{"gpu":"0.48"}} -> {app: 48}.
+// nullopt when the text is not a JSON object (VAL-7: the whole source is ignored). A container entry that
+// is not an object, or whose gpu is absent or not a number/decimal string > 0, is skipped. Values are
+// desired values (GPU-2).
+std::optional<std::map<std::string, Hundredths>> parse_desired_gpu(std::string_view text);
+
+// container -> resource ("cpu", "gpu", "memory") -> value as written.
+using DesiredValues = std::map<std::string, std::map<std::string, std::string>>;
+// Compact JSON with sorted keys: {"app":{"cpu":"200m","gpu":"0.48"}}.
+std::string format_desired(const DesiredValues& values);
+
+}  // namespace kubex::decide

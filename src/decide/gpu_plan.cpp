@@ -1,0 +1,141 @@
+#include "decide/gpu_plan.h"
+
+#include "decide/gates.h"
+
+namespace kubex::decide {
+
+namespace {
+
+ConstraintTarget gpu_target(const std::string& container, Direction d = Direction::kNone) {
+  return {container, resource_name(Resource::kGpu), usage_name(Usage::kRequest), direction_name(d)};
+}
+
+struct Survivor {
+  Hundredths desired = 0, applied = 0;
+  Direction direction = Direction::kNone;
+  std::size_t policy = 0;
+};
+
+Change gpu_change(const ContainerResources& c, const Survivor& s, const policy::Match& match) {
+  Change ch;
+  ch.container = c.name;
+  ch.resource = Resource::kGpu;
+  ch.usage = Usage::kRequest;
+  ch.from = c.current_gpu ? format_gpu(*c.current_gpu) : kUnspecified;
+  ch.to = format_gpu(s.applied);
+  ch.desired = format_gpu(s.desired);
+  ch.source = match.policies[s.policy].ref;
+  return ch;
+}
+
+}  // namespace
+
+const char* mode_name(Mode m) {
+  switch (m) {
+    case Mode::kKai:
+      return "kai";
+    case Mode::kVanilla:
+      return "vanilla";
+    case Mode::kNone:
+      return "none";
+  }
+  return "none";
+}
+
+GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const policy::Match& match,
+                 const api::StrategySpec& governing) {
+  GpuPlan plan;
+  const bool kai = governing.kai_mode();
+  plan.mode = kai ? Mode::kKai : Mode::kVanilla;
+
+  // ADM-5: the GPU is left untouched.
+  if (!pod.unsupported.empty() || (!kai && pod.has_fraction_annotation)) {
+    plan.reasons.add_pod(reason::kUnsupportedGpuRequest);
+    return plan;
+  }
+
+  const std::size_t n = pod.targets.size();
+  std::vector<std::optional<Survivor>> surviving(n);
+  std::vector<bool> recommended(n, false);
+  for (std::size_t i = 0; i < n && i < desired.containers.size(); ++i) {
+    const auto& value = desired.containers[i].at(Slot::kRequestsGpu);
+    if (!value) continue;
+    const ContainerResources& c = pod.targets[i];
+    recommended[i] = true;
+    Survivor s;
+    s.policy = value->policy;
+    s.desired = value->gpu;
+    // ADM-7.
+    switch (clamp_gpu(s.desired, governing.gpu_requests, c.name)) {
+      case Clamp::kFloor:
+        plan.reasons.add(reason::kFloorClamped, gpu_target(c.name));
+        break;
+      case Clamp::kCeiling:
+        plan.reasons.add(reason::kCeilingClamped, gpu_target(c.name));
+        break;
+      case Clamp::kNone:
+        break;
+    }
+    // ADM-8.
+    s.applied = kai && s.desired < kOneGpu ? s.desired : from_whole(whole_gpus(s.desired));
+    // ADM-9.
+    s.direction = direction_of(c.current_gpu, s.applied);
+    if (!gate_allows(governing.gpu_requests, s.direction)) {
+      plan.reasons.add(reason::kStrategyDisabled, gpu_target(c.name, s.direction));
+      continue;
+    }
+    surviving[i] = s;
+  }
+
+  // SPEC §0 GPU containers.
+  std::vector<std::size_t> gpu_containers;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (pod.targets[i].allocation() > 0 || surviving[i]) gpu_containers.push_back(i);
+  }
+
+  if (!kai) {
+    for (std::size_t i : gpu_containers) {
+      if (!surviving[i]) continue;
+      plan.vanilla.emplace_back(i, whole_gpus(surviving[i]->desired));
+      if (surviving[i]->direction != Direction::kNone) {
+        plan.changes.push_back(gpu_change(pod.targets[i], *surviving[i], match));
+      }
+    }
+    if (!plan.vanilla.empty()) plan.action = GpuAction::kVanillaWhole;
+    return plan;
+  }
+
+  // ADM-11, KAI rows.
+  if (gpu_containers.size() > 1) {
+    for (std::size_t i : gpu_containers)
+      plan.reasons.add(reason::kMultipleGpuContainers, gpu_target(pod.targets[i].name));
+    return plan;
+  }
+  if (gpu_containers.empty()) return plan;
+  const std::size_t g = gpu_containers.front();
+  const ContainerResources& c = pod.targets[g];
+  plan.gpu_container = g;
+  if (surviving[g]) {
+    const Survivor& s = *surviving[g];
+    plan.kai_mutated = true;
+    if (s.desired < kOneGpu) {
+      plan.fraction = s.desired;
+      // An equal fraction keeps the pod's own spelling of it.
+      plan.action = s.direction == Direction::kNone && c.current_is_fraction ? GpuAction::kKeepFraction
+                                                                             : GpuAction::kSetFraction;
+    } else {
+      plan.action = GpuAction::kSetWhole;
+      plan.whole = whole_gpus(s.desired);
+    }
+    if (s.direction != Direction::kNone) plan.changes.push_back(gpu_change(c, s, match));
+  } else if (c.current_is_fraction) {
+    plan.action = GpuAction::kKeepFraction;
+    plan.fraction = c.allocation();
+    plan.kai_mutated = true;
+  } else if (!recommended[g]) {
+    plan.reasons.add(reason::kNoGpuRecommendation, gpu_target(c.name));
+  }
+  return plan;
+}
+
+}  // namespace kubex::decide

@@ -1,0 +1,43 @@
+// OBS-4: the fields of the one `rightsizing summary` log line of an admission decision, as data, and the
+// `summary` text: `Applied rightsizing requests [app:[cpu=200m gpu=0.7]] limits [app:[cpu=600m]]`, or
+// `No rightsizing changes`. The caller adds ts/level/logger/msg and writes the line.
+#pragma once
+
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "decide/change.h"
+
+namespace kubex::decide {
+
+enum class AdmissionResult { kMutated, kUnchanged, kSkipped };
+// "MUTATED", "UNCHANGED", "SKIPPED".
+const char* result_name(AdmissionResult r);
+
+struct Summary {
+  std::string phase = "admission";              // admission | actuation (ACT-1 evaluations) | …
+  std::string pass;                             // early | late
+  std::string ns, pod, owner;                   // owner as "Kind/name"
+  std::map<std::string, std::string> policies;  // SEL-6 slot ("requests.gpu") -> "Kind/name"[,"Kind/name"…]
+  std::string strategy;                         // "<Kind>/<name>" of the governing strategy
+  std::string mode = "none";                    // kai | vanilla | none
+  AdmissionResult result = AdmissionResult::kSkipped;
+  std::vector<Change> changes;
+  std::vector<std::string> applied_filters;  // the constraint reasons recorded, sorted
+  std::vector<std::string> failed_checks;    // why the decision stopped early (ADM-3 exits, pause, hold)
+  bool dry_run = false;
+  std::string text;
+};
+
+// Requests list every change of usage "request" (GPU included, with its clamped desired value), limits the
+// "limit" ones; containers in the order of `changes`, resources sorted by name within a container; an
+// empty side reads "none".
+std::string summary_text(const std::vector<Change>& changes);
+
+// The OBS-4 fields of `s` as a JSON object: phase, pass, namespace, pod, owner, policies, strategy, mode,
+// rightsizingResult, changes[], appliedFilters[], failedChecks[], dryRun, summary.
+nlohmann::json summary_fields(const Summary& s);
+
+}  // namespace kubex::decide
