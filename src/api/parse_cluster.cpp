@@ -5,6 +5,7 @@
 #include "api/defaults.h"
 #include "api/parse.h"
 #include "api/parse_util.h"
+#include "api/validate_util.h"
 
 namespace kubex::api {
 
@@ -18,6 +19,7 @@ template <class T, class Read>
 Parsed<T> parse_kind(Kind k, const json& obj, Read read) {
   Parsed<T> out;
   out.report = validate(k, obj);
+  if (exceeds_depth(obj)) return out;  // refused by the validator; nothing is read
   try {
     json d = obj.is_object() ? obj : json::object();
     apply_defaults(k, d);

@@ -5,6 +5,7 @@
 #include "api/defaults.h"
 #include "api/parse.h"
 #include "api/parse_util.h"
+#include "api/validate_util.h"
 
 namespace kubex::api {
 
@@ -84,6 +85,10 @@ PolicyParse parse_policy(const nlohmann::json& obj, const ValidationContext& ctx
   auto k = kind_of(obj);
   out.value.kind = k && is_policy(*k) ? *k : Kind::kStaticPolicy;
   out.report = validate(out.value.kind, obj, ctx);
+  if (exceeds_depth(obj)) {  // refused by the validator; nothing is read
+    out.scope_evaluates = false;
+    return out;
+  }
   try {
     json d = obj.is_object() ? obj : json::object();
     apply_defaults(out.value.kind, d);

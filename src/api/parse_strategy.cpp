@@ -5,6 +5,7 @@
 #include "api/defaults.h"
 #include "api/parse.h"
 #include "api/parse_util.h"
+#include "api/validate_util.h"
 
 namespace kubex::api {
 
@@ -109,6 +110,7 @@ Parsed<Strategy> parse_strategy(const nlohmann::json& obj, const ValidationConte
   auto k = kind_of(obj);
   out.value.kind = k && is_strategy(*k) ? *k : Kind::kAutomationStrategy;
   out.report = validate(out.value.kind, obj, ctx);
+  if (exceeds_depth(obj)) return out;  // refused by the validator; nothing is read
   try {
     json d = obj.is_object() ? obj : json::object();
     apply_defaults(out.value.kind, d);

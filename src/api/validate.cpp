@@ -68,6 +68,10 @@ ValidationReport validate(Kind k, const nlohmann::json& object, const Validation
     c.error("", "the object must be a JSON object");
     return report;
   }
+  if (detail::exceeds_depth(object)) {
+    c.error("", "the object is nested more than " + std::to_string(detail::kMaxObjectDepth) + " levels deep");
+    return report;
+  }
   try {
     json defaulted = object;
     apply_defaults(k, defaulted);

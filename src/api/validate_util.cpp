@@ -293,6 +293,20 @@ bool is_percent(std::string_view s) {
   return true;
 }
 
+bool exceeds_depth(const json& j, std::size_t max_depth) {
+  std::vector<std::pair<const json*, std::size_t>> stack = {{&j, 1}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (!node->is_structured()) continue;
+    if (depth > max_depth) return true;
+    for (const auto& child : *node) {
+      if (child.is_structured()) stack.emplace_back(&child, depth + 1);
+    }
+  }
+  return false;
+}
+
 void check_required_contract(Checker& c, const json& spec) {
   const json* exp = c.object(spec, "experimental", "spec.experimental");
   if (!exp) {

@@ -87,6 +87,12 @@ bool is_hh_mm(std::string_view s, bool allow_24_00);  // 00:00..23:59 (and 24:00
 bool is_http_url(std::string_view s);                 // ^https?://[^\s/?#]+([/?#]\S*)?$
 bool is_percent(std::string_view s);                  // ^[0-9]+%$
 
+// Objects nested deeper than this are refused before anything copies or walks them recursively (the deepest
+// schema path is about 10 levels; free-form probe pod fields add a few more).
+inline constexpr std::size_t kMaxObjectDepth = 100;
+// True when `j` nests objects/arrays more than `max_depth` levels deep. Iterative: safe on any input.
+bool exceeds_depth(const nlohmann::json& j, std::size_t max_depth = kMaxObjectDepth);
+
 // Field checks shared by several kinds.
 // spec.experimental for the kinds that always need the contract (GPU reactive, consolidation; VAL-3).
 void check_required_contract(Checker& c, const nlohmann::json& spec);

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "api/defaults.h"
+#include "api/parse.h"
 #include "api_test_util.h"
 
 namespace kubex::api {
@@ -460,6 +461,24 @@ TEST(Validate, RawAndDefaultedObjectsValidateAlike) {
     EXPECT_EQ(a.message(), b.message()) << info.name;
     EXPECT_EQ(a.warnings, b.warnings) << info.name;
   }
+}
+
+// ENG-2: absurdly deep documents are refused before anything walks them recursively.
+TEST(Validate, DeeplyNestedObjectsAreRefused) {
+  json obj = base_object(GC);
+  json* cur = &obj["spec"]["webhookProbe"]["resources"];
+  for (int i = 0; i < 100000; ++i) {
+    (*cur)["x"] = json::object();
+    cur = &(*cur)["x"];
+  }
+  auto r = validate(GC, obj);
+  EXPECT_EQ(r.message(), "the object is nested more than 100 levels deep");
+  auto p = parse_global_config(obj);
+  EXPECT_FALSE(p.valid());
+  EXPECT_EQ(p.value.spec.probe_resources_json, "");
+  json ok = base_object(GC);
+  ok["spec"]["webhookProbe"]["resources"] = {{"limits", {{"cpu", "1"}}}};
+  EXPECT_TRUE(validate(GC, ok).ok());
 }
 
 // VAL-6 / ENG-2: nothing a user can write makes the validator throw or crash. Random structural mutations of
