@@ -65,7 +65,7 @@ Duration read_duration(const json& parent, std::string_view key, Duration fallba
 std::optional<Quantity> read_quantity(const json& parent, std::string_view key) {
   const json* v = child(parent, key);
   if (!v || (!v->is_string() && !v->is_number_integer())) return std::nullopt;
-  auto q = Quantity::from_json(*v);
+  auto q = v->is_string() ? Quantity::parse(v->get_ref<const std::string&>()) : Quantity::from_json(*v);
   if (!q) return std::nullopt;
   return *q;
 }

@@ -192,7 +192,9 @@ std::optional<common::Quantity> Checker::quantity(const json& parent, std::strin
     error(path, "must be a valid quantity");
     return std::nullopt;
   }
-  auto q = common::Quantity::from_json(*v);
+  // Strings are parsed as written: the CRD's isQuantity() rule does not trim whitespace either.
+  auto q = v->is_string() ? common::Quantity::parse(v->get_ref<const std::string&>())
+                          : common::Quantity::from_json(*v);
   if (!q) {
     error(path, "must be a valid quantity");
     return std::nullopt;

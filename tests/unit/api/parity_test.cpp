@@ -274,6 +274,10 @@ const Case kCases[] = {
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: 0.5}}}}",
      false},  // unquoted decimal
     {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: 2, floor: \"500m\"}}}}", true},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \" 1\"}}}}", false},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"\"}}}}", false},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"1e3\", floor: \"+1\"}}}}", true},
+    {CSP, "GPU-3", "spec: {resources: {containers: {app: {requests: {memory: 1.5Gi, cpu: \"0.1\"}}}}}", true},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"-1\"}}}}", false},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"0.5\", ceiling: \"0.25\"}}}}",
      false},
