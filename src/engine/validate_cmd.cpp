@@ -56,11 +56,12 @@ class Run {
 
   bool json_output() const { return opts_.output == "json"; }
 
-  void problem(const std::string& file, const std::string& message, int code) {
+  // `named`: the message already names the file (read errors do), so the line is not prefixed with it.
+  void problem(const std::string& file, const std::string& message, int code, bool named = false) {
     exit_ = std::max(exit_, code);
     if (code == kExitInvalid) report_["valid"] = false;
     report_["problems"].push_back({{"file", file}, {"message", message}});
-    if (!json_output()) err_ << file << ": " << message << "\n";
+    if (!json_output()) err_ << (named ? "" : file + ": ") << message << "\n";
   }
 
   // FILE, DIR or "-" -> inputs, in order.
@@ -105,7 +106,7 @@ class Run {
   void read(const std::string& path, std::vector<Input>& inputs) {
     auto text = common::read_file(path);
     if (!text) {
-      problem(path, text.error().str(), kExitUsage);
+      problem(path, text.error().str(), kExitUsage, /*named=*/true);
       return;
     }
     inputs.push_back({path, std::move(*text)});

@@ -321,6 +321,8 @@ def test_kubex_validate_exit_codes(tmp_path):
     broken = tmp_path / "broken.yaml"
     broken.write_text("a: [")
     assert validate("-f", str(broken)).returncode == 1
-    assert validate("-f", str(tmp_path / "missing.yaml")).returncode == 2
+    missing = validate("-f", str(tmp_path / "missing.yaml"))
+    assert missing.returncode == 2
+    assert missing.stderr.splitlines() == [f"cannot open {tmp_path / 'missing.yaml'}: No such file or directory"]
     assert validate().returncode == 2
     assert validate("-f", str(good), "-o", "yaml").returncode == 2
