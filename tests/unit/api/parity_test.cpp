@@ -378,6 +378,20 @@ const Case kCases[] = {
      "spec: {nodeSelector: {matchExpressions: [{key: pool, operator: In, values: [\"t4-*\"]}]}}", true},
     {CPP, "VAL-4 selectors",
      "spec: {scope: {labelSelector: {matchExpressions: [{key: app, operator: NotIn}]}}}", false},
+    // Lengths and non-empty strings.
+    {CAS, "§1.1", "spec: {kai: {queue: a123456789012345678901234567890123456789012345678901234567890123}}",
+     false},
+    {CAS, "§1.1",
+     "spec: {scheduling: {inclusionWindows: [{start: \"01:00\", end: \"02:00\", timezone: "
+     "Abcdefghijklmnopqrstuvwxyz/Abcdefghijklmnopqrstuvwxyz/Abcdefghijklmn}]}}",
+     false},
+    {CAS, "§1.1", "spec: {scheduling: {inclusionWindows: [{start: \"01:00\"}]}}", false},
+    {GCP, "VAL-4 selectors", "spec: {nodeSelector: {matchExpressions: [{key: \"\", operator: Exists}]}}",
+     false},
+    {GC, "§1.6", "spec: {kai: {schedulerName: \"\"}}", false},
+    {GC, "PRO-6", "spec: {proactive: {recommendationsConfigMap: {namespace: kubex, name: \"\"}}}", false},
+    {PE, "§1.7", "spec: {precedence: [{type: \"\", priority: 1}]}", false},
+    {CPP, "§1.2", "spec: {scope: {namespaceSelector: {values: [1]}}}", false},
     // Singletons (API-4).
     {GC, "VAL-4 singletons", "metadata: {name: other}", false},
     {PE, "VAL-4 singletons", "metadata: {name: other}", false},
@@ -425,6 +439,8 @@ TEST(BehaviouralParity, ValidatorOnlyRules) {
     EXPECT_TRUE(server_causes(o.kind, obj).empty())
         << o.why << " (now expressible in the schema? move it to kCases)";
   }
+  // status is written by the engine through the status subresource: the schema types it, the validator (which
+  // judges what users write) does not look at it.
   // Referential rules need the cluster, so neither side checks them here: the strategy named by
   // automationStrategyRef must exist and be Valid (SEL-4, OBS-1 StrategyNotFound/StrategyInvalid), a strategy
   // DELETE is denied while referenced (VAL-4 "strategy DELETE"), and spec.kai.queue should exist (VAL-2
