@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build test unit e2e demo bench clean format
+.PHONY: all setup configure build test unit e2e demo bench fuzz clean format
 
 all: build
 
@@ -36,6 +36,10 @@ demo: build
 
 bench: build
 	scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# libFuzzer targets (clang, ASan + UBSan) in build-fuzz/, FUZZ_SECONDS each (default 20).
+fuzz: setup
+	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cpp' | xargs clang-format -i

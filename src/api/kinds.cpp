@@ -9,20 +9,22 @@ namespace kubex::api {
 namespace {
 
 constexpr std::array<KindInfo, 11> kKinds = {{
-    {Kind::kAutomationStrategy, "AutomationStrategy", "automationstrategies", "automationstrategy", true, nullptr},
+    {Kind::kAutomationStrategy, "AutomationStrategy", "automationstrategies", "automationstrategy", true,
+     nullptr},
     {Kind::kClusterAutomationStrategy, "ClusterAutomationStrategy", "clusterautomationstrategies",
      "clusterautomationstrategy", false, nullptr},
     {Kind::kProactivePolicy, "ProactivePolicy", "proactivepolicies", "proactivepolicy", true, nullptr},
-    {Kind::kClusterProactivePolicy, "ClusterProactivePolicy", "clusterproactivepolicies", "clusterproactivepolicy",
-     false, nullptr},
+    {Kind::kClusterProactivePolicy, "ClusterProactivePolicy", "clusterproactivepolicies",
+     "clusterproactivepolicy", false, nullptr},
     {Kind::kStaticPolicy, "StaticPolicy", "staticpolicies", "staticpolicy", true, nullptr},
     {Kind::kClusterStaticPolicy, "ClusterStaticPolicy", "clusterstaticpolicies", "clusterstaticpolicy", false,
      nullptr},
-    {Kind::kGpuReactivePolicy, "GpuReactivePolicy", "gpureactivepolicies", "gpureactivepolicy", true, nullptr},
+    {Kind::kGpuReactivePolicy, "GpuReactivePolicy", "gpureactivepolicies", "gpureactivepolicy", true,
+     nullptr},
     {Kind::kClusterGpuReactivePolicy, "ClusterGpuReactivePolicy", "clustergpureactivepolicies",
      "clustergpureactivepolicy", false, nullptr},
-    {Kind::kGpuConsolidationPolicy, "GpuConsolidationPolicy", "gpuconsolidationpolicies", "gpuconsolidationpolicy",
-     false, nullptr},
+    {Kind::kGpuConsolidationPolicy, "GpuConsolidationPolicy", "gpuconsolidationpolicies",
+     "gpuconsolidationpolicy", false, nullptr},
     {Kind::kGlobalConfiguration, "GlobalConfiguration", "globalconfigurations", "globalconfiguration", false,
      "global-config"},
     {Kind::kPolicyEvaluation, "PolicyEvaluation", "policyevaluations", "policyevaluation", false,
@@ -31,9 +33,13 @@ constexpr std::array<KindInfo, 11> kKinds = {{
 
 }  // namespace
 
-const std::array<KindInfo, 11>& all_kinds() { return kKinds; }
+const std::array<KindInfo, 11>& all_kinds() {
+  return kKinds;
+}
 
-const KindInfo& info(Kind k) { return kKinds[static_cast<std::size_t>(k)]; }
+const KindInfo& info(Kind k) {
+  return kKinds[static_cast<std::size_t>(k)];
+}
 
 std::optional<Kind> kind_from_name(std::string_view kind_name) {
   for (const auto& k : kKinds) {
@@ -53,7 +59,9 @@ std::string validating_webhook_path(Kind k) {
   return std::string("/validate-rightsizing-kubex-ai-v1alpha1-") + info(k).singular;
 }
 
-std::string validating_webhook_name(Kind k) { return std::string("v") + info(k).singular + "-v1alpha1.kb.io"; }
+std::string validating_webhook_name(Kind k) {
+  return std::string("v") + info(k).singular + "-v1alpha1.kb.io";
+}
 
 std::string collection_path(Kind k, const std::string& ns) {
   std::string p = std::string("/apis/") + kApiVersion + "/";
@@ -65,11 +73,21 @@ std::string object_path(Kind k, const std::string& ns, const std::string& name) 
   return collection_path(k, ns) + "/" + name;
 }
 
-bool is_strategy(Kind k) { return k == Kind::kAutomationStrategy || k == Kind::kClusterAutomationStrategy; }
-bool is_static(Kind k) { return k == Kind::kStaticPolicy || k == Kind::kClusterStaticPolicy; }
-bool is_proactive(Kind k) { return k == Kind::kProactivePolicy || k == Kind::kClusterProactivePolicy; }
-bool is_reactive(Kind k) { return k == Kind::kGpuReactivePolicy || k == Kind::kClusterGpuReactivePolicy; }
-bool is_policy(Kind k) { return is_static(k) || is_proactive(k) || is_reactive(k); }
+bool is_strategy(Kind k) {
+  return k == Kind::kAutomationStrategy || k == Kind::kClusterAutomationStrategy;
+}
+bool is_static(Kind k) {
+  return k == Kind::kStaticPolicy || k == Kind::kClusterStaticPolicy;
+}
+bool is_proactive(Kind k) {
+  return k == Kind::kProactivePolicy || k == Kind::kClusterProactivePolicy;
+}
+bool is_reactive(Kind k) {
+  return k == Kind::kGpuReactivePolicy || k == Kind::kClusterGpuReactivePolicy;
+}
+bool is_policy(Kind k) {
+  return is_static(k) || is_proactive(k) || is_reactive(k);
+}
 bool is_cluster_policy(Kind k) {
   return k == Kind::kClusterStaticPolicy || k == Kind::kClusterProactivePolicy ||
          k == Kind::kClusterGpuReactivePolicy;
@@ -77,13 +95,20 @@ bool is_cluster_policy(Kind k) {
 
 const char* annotation_prefix(Kind k) {
   switch (k) {
-    case Kind::kStaticPolicy: return "static";
-    case Kind::kClusterStaticPolicy: return "cwstatic";
-    case Kind::kProactivePolicy: return "proactive";
-    case Kind::kClusterProactivePolicy: return "cwproactive";
-    case Kind::kGpuReactivePolicy: return "gpureactive";
-    case Kind::kClusterGpuReactivePolicy: return "cwgpureactive";
-    default: return "";
+    case Kind::kStaticPolicy:
+      return "static";
+    case Kind::kClusterStaticPolicy:
+      return "cwstatic";
+    case Kind::kProactivePolicy:
+      return "proactive";
+    case Kind::kClusterProactivePolicy:
+      return "cwproactive";
+    case Kind::kGpuReactivePolicy:
+      return "gpureactive";
+    case Kind::kClusterGpuReactivePolicy:
+      return "cwgpureactive";
+    default:
+      return "";
   }
 }
 
@@ -99,7 +124,8 @@ const PolicyCommon& Policy::common() const {
 
 std::int32_t PolicyEvaluation::priority_of(Kind k) const {
   const char* name = info(k).name;
-  auto it = std::find_if(precedence.begin(), precedence.end(), [&](const PrecedenceEntry& e) { return e.type == name; });
+  auto it = std::find_if(precedence.begin(), precedence.end(),
+                         [&](const PrecedenceEntry& e) { return e.type == name; });
   return it == precedence.end() ? 0 : it->priority;
 }
 

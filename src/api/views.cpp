@@ -16,19 +16,24 @@ namespace {
 bool kept_pod_annotation(std::string_view k) {
   return k == "gpu-fraction" || k == "gpu-fraction-container-name" || k == "gpu-memory" ||
          k == "gpu-fraction-num-devices" || k == "karpenter.sh/do-not-disrupt" ||
-         k.find("rightsizing.kubex.ai/") != std::string_view::npos || k.find("kubex.ai/") != std::string_view::npos;
+         k.find("rightsizing.kubex.ai/") != std::string_view::npos ||
+         k.find("kubex.ai/") != std::string_view::npos;
 }
 
-bool kept_workload_annotation(std::string_view k) { return k.find("rightsizing.kubex.ai/") != std::string_view::npos; }
+bool kept_workload_annotation(std::string_view k) {
+  return k.find("rightsizing.kubex.ai/") != std::string_view::npos;
+}
 
 Labels pairs(const json& obj, bool (*keep)(std::string_view)) {
   Labels out;
   if (!obj.is_object()) return out;
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (keep && !keep(it.key())) continue;
-    out.emplace_back(IStr(it.key()), IStr(it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
+    out.emplace_back(IStr(it.key()),
+                     IStr(it.value().is_string() ? it.value().get<std::string>() : it.value().dump()));
   }
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.first.str() < b.first.str(); });
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.first.str() < b.first.str(); });
   return out;
 }
 
@@ -89,7 +94,9 @@ const IStr* find(const Labels& labels, std::string_view key) {
   return nullptr;
 }
 
-Labels labels_from(const json& obj) { return pairs(obj, nullptr); }
+Labels labels_from(const json& obj) {
+  return pairs(obj, nullptr);
+}
 
 bool labels_match(const Labels& labels, const json& selector) {
   auto sel = common::LabelSelector::from_json(selector, "selector");
@@ -129,7 +136,8 @@ std::shared_ptr<const PodView> project_pod(const json& pod) {
   const json spec = pod.value("spec", json::object());
   p->node_name = IStr(spec.value("nodeName", ""));
   p->scheduler_name = IStr(spec.value("schedulerName", "default-scheduler"));
-  for (const auto& c : spec.value("initContainers", json::array())) p->containers.push_back(container(c, true));
+  for (const auto& c : spec.value("initContainers", json::array()))
+    p->containers.push_back(container(c, true));
   for (const auto& c : spec.value("containers", json::array())) p->containers.push_back(container(c, false));
   const json st = pod.value("status", json::object());
   p->phase = IStr(st.value("phase", "Pending"));
@@ -140,7 +148,8 @@ std::shared_ptr<const PodView> project_pod(const json& pod) {
       p->ready_since = ts(c, "lastTransitionTime");
     }
   }
-  for (const auto& cs : st.value("containerStatuses", json::array())) p->restarts += cs.value("restartCount", 0);
+  for (const auto& cs : st.value("containerStatuses", json::array()))
+    p->restarts += cs.value("restartCount", 0);
   return p;
 }
 
@@ -153,7 +162,8 @@ std::shared_ptr<const NodeView> project_node(const json& node) {
   const json spec = node.value("spec", json::object());
   n->unschedulable = spec.value("unschedulable", false);
   for (const auto& t : spec.value("taints", json::array())) {
-    n->taints.emplace_back(IStr(t.value("key", "")), IStr(t.value("value", "") + ":" + t.value("effect", "")));
+    n->taints.emplace_back(IStr(t.value("key", "")),
+                           IStr(t.value("value", "") + ":" + t.value("effect", "")));
   }
   const json st = node.value("status", json::object());
   n->gpu_allocatable = whole(st.value("allocatable", json::object()), "nvidia.com/gpu").value_or(0);
@@ -176,7 +186,8 @@ std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
   static const json kNoSpec = json::object();
   auto sit = obj.find("spec");
   const json& spec = sit != obj.end() && sit->is_object() ? *sit : kNoSpec;
-  if (spec.contains("replicas") && spec["replicas"].is_number_integer()) w->replicas = spec["replicas"].get<std::int64_t>();
+  if (spec.contains("replicas") && spec["replicas"].is_number_integer())
+    w->replicas = spec["replicas"].get<std::int64_t>();
   if (spec.contains("strategy") && spec["strategy"].contains("rollingUpdate")) {
     const json& mu = spec["strategy"]["rollingUpdate"].value("maxUnavailable", json());
     if (!mu.is_null()) w->max_unavailable = mu.is_string() ? mu.get<std::string>() : mu.dump();

@@ -1,9 +1,11 @@
 // kubex: the automation engine and operator tools (DESIGN §1). CLI11 is included here only.
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
 #include "engine/engine.h"
+#include "engine/validate_cmd.h"
 
 int main(int argc, char** argv) {
   using kubex::engine::EngineOptions;
@@ -39,6 +41,19 @@ int main(int argc, char** argv) {
   engine->add_option("--log-level", eo.log_level, "debug, info, warn or error")->capture_default_str();
   engine->add_flag("--dry-run", eo.dry_run, "Compute and report changes without writing them")
       ->capture_default_str();
+  kubex::engine::ValidateOptions vo;
+  auto* validate = app.add_subcommand(
+      "validate",
+      "Validate rightsizing.kubex.ai manifests offline with the webhook's rules (exit 0 valid, 1 invalid, 2 "
+      "usage/IO error)");
+  validate
+      ->add_option("-f,--filename", vo.files,
+                   "A file, a directory (its .yaml/.yml/.json files) or - for stdin")
+      ->required()
+      ->take_all();
+  validate->add_option("-o,--output", vo.output, "text (lines on stderr) or json (a report on stdout)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,5 +62,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (engine->parsed()) return kubex::engine::run_engine(eo);
+  if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);
   return 0;
 }

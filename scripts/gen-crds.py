@@ -1,0 +1,739 @@
+#!/usr/bin/python3
+"""Writes the rightsizing.kubex.ai/v1alpha1 CustomResourceDefinitions (SPEC §1) to charts/kubex-crds/templates/.
+
+The CRD YAML is the API's source of truth for clusters and for kubex-sim (DESIGN §2.5); this script only keeps
+the eleven files consistent (the gate blocks, selectors, signals and conditions repeat across kinds). Edit the
+schema here, run `scripts/gen-crds.py`, and commit the regenerated YAML. The C++ side (src/api/defaults.cpp
+field_catalogue) must follow: tests/unit/api/parity_test.cpp fails when a field, type or default differs, and
+tests/e2e/test_api.py fails when the committed YAML is not what this script writes.
+
+Usage: scripts/gen-crds.py [OUTPUT_DIR]   (default: charts/kubex-crds/templates next to this script)
+"""
+import copy
+import pathlib
+import sys
+
+import yaml
+
+GROUP = "rightsizing.kubex.ai"
+CONTRACT = "v1alpha1-2026-07"
+
+# Go duration syntax (time.ParseDuration), as GPU-4 requires.
+# No backslashes: the same text is used inside CEL string literals.
+DURATION_RE = r"^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$"
+RFC1123_LABEL_RE = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+METRIC_RE = r"^[A-Za-z_:][A-Za-z0-9_:]*$"
+LABEL_NAME_RE = r"^[A-Za-z_][A-Za-z0-9_]*$"
+HHMM_RE = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
+HHMM_END_RE = r"^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$"
+URL_RE = r"^https?://[^\s/?#]+([/?#]\S*)?$"
+REASON_RE = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
+WORKLOAD_TYPES = ["Deployment", "StatefulSet", "CronJob", "Rollout", "Job", "AnalysisRun", "DaemonSet", "Model",
+                  "StrimziPodSet"]
+DEFAULT_WORKLOAD_TYPES = WORKLOAD_TYPES[:-1]
+WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
+            "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+NO_EFFECT = " Accepted for compatibility; it has no effect in this engine (setting a non-default value returns " \
+            "an admission warning)."
+
+
+# ------------------------------------------------------------------------------------------------ field helpers
+
+def rule(expr, message=None, field_path=None, message_expression=None):
+    r = {"rule": expr}
+    if message is not None:
+        r["message"] = message
+    if message_expression is not None:
+        r["messageExpression"] = message_expression
+    if field_path is not None:
+        r["fieldPath"] = field_path
+    return r
+
+
+def with_default(node, default):
+    if default is not None:
+        node["default"] = default
+    return node
+
+
+def string(desc, default=None, **kw):
+    return with_default({"type": "string", "description": desc, **kw}, default)
+
+
+def boolean(desc, default=None):
+    return with_default({"type": "boolean", "description": desc}, default)
+
+
+def int32(desc, default=None, minimum=None, maximum=None):
+    node = {"type": "integer", "format": "int32", "description": desc}
+    if minimum is not None:
+        node["minimum"] = minimum
+    if maximum is not None:
+        node["maximum"] = maximum
+    return with_default(node, default)
+
+
+def int64(desc, minimum=None):
+    node = {"type": "integer", "format": "int64", "description": desc}
+    if minimum is not None:
+        node["minimum"] = minimum
+    return node
+
+
+def obj(desc, props, required=None, default=None, rules=None, **kw):
+    node = {"type": "object", "description": desc, "properties": props}
+    if required:
+        node["required"] = required
+    if rules:
+        node["x-kubernetes-validations"] = rules
+    node.update(kw)
+    return with_default(node, default)
+
+
+def string_map(desc):
+    return {"type": "object", "description": desc,
+            "additionalProperties": {"type": "string", "description": "The value for this key."}}
+
+
+def free_object(desc):
+    return {"type": "object", "description": desc, "x-kubernetes-preserve-unknown-fields": True}
+
+
+def array(desc, items, default=None, **kw):
+    return with_default({"type": "array", "description": desc, "items": items, **kw}, default)
+
+
+def timestamp(desc):
+    return {"type": "string", "format": "date-time", "description": desc}
+
+
+def duration(desc, default, minimum=None, minimum_text=None, extra_rules=()):
+    """A Go duration string. `minimum` is a CEL duration literal; the rule message is `must be at least X`."""
+    rules = []
+    if minimum is not None:
+        rules.append(rule(f"!self.matches('{DURATION_RE}') || duration(self) >= duration('{minimum}')",
+                          f"must be at least {minimum_text or minimum}"))
+    rules.extend(extra_rules)
+    text = desc + " A Go duration such as `90s`, `1m30s` or `1h`."
+    if default is not None:
+        text += f" Default: `{default}`."
+    node = string(text, default, pattern=DURATION_RE)
+    if rules:
+        node["x-kubernetes-validations"] = rules
+    return node
+
+
+def quantity(desc, check):
+    """An int-or-string Kubernetes quantity (GPU-3). `check` is "floor" (>= 0), "ceiling" (> 0) or "any" (>= 0)."""
+    rules = [rule("isQuantity(string(self))", "must be a valid quantity")]
+    if check == "ceiling":
+        rules.append(rule("!isQuantity(string(self)) || quantity(string(self)).sign() > 0", "must be > 0"))
+    else:
+        rules.append(rule("!isQuantity(string(self)) || quantity(string(self)).sign() >= 0", "must be >= 0"))
+    return {"x-kubernetes-int-or-string": True,
+            "description": desc + " A Kubernetes quantity: a whole number (`1`, `4`) or a quoted string (`\"0.25\"`, "
+                                  "`\"500m\"`, `\"2Gi\"`). Decimals must be quoted in YAML.",
+            "x-kubernetes-validations": rules}
+
+
+FLOOR_LE_CEILING = rule(
+    "!has(self.floor) || !has(self.ceiling) || !isQuantity(string(self.floor)) || "
+    "!isQuantity(string(self.ceiling)) || quantity(string(self.floor)).compareTo(quantity(string(self.ceiling))) <= 0",
+    "floor must be less than or equal to ceiling")
+
+
+def bounds_props(resource):
+    unit = "GPUs" if resource == "gpu" else ("cores" if resource == "cpu" else "bytes")
+    return {
+        "floor": quantity(f"Lowest {resource} value kubex applies, in {unit}; recommendations below it are raised to "
+                          "it (reason `floor-clamped`). Must be >= 0. No default (no floor).", "floor"),
+        "ceiling": quantity(f"Highest {resource} value kubex applies, in {unit}; recommendations above it are lowered "
+                            "to it (reason `ceiling-clamped`). Must be > 0 and >= floor. No default (no ceiling)."
+                            + (" Set `\"1\"` for KAI strategies." if resource == "gpu" else ""), "ceiling"),
+    }
+
+
+def gates(resource, usage, up, down, unspec):
+    what = f"{resource} {usage}"
+    props = {
+        "upsize": boolean(f"Allow kubex to raise the {what} of a container (ADM-9). Default: `{str(up).lower()}`.", up),
+        "downsize": boolean(f"Allow kubex to lower the {what} of a container (ADM-9). Default: "
+                            f"`{str(down).lower()}`.", down),
+        "setFromUnspecified": boolean(f"Allow kubex to set the {what} of a container that has none (ADM-9). "
+                                      f"Default: `{str(unspec).lower()}`.", unspec),
+    }
+    props.update(bounds_props(resource))
+    props["containers"] = {
+        "type": "object",
+        "description": f"Per-container {what} bounds, keyed by container name. A container entry overrides the "
+                       "floor/ceiling above for that container.",
+        "additionalProperties": obj(f"The {what} bounds of one container.", bounds_props(resource),
+                                    rules=[FLOOR_LE_CEILING]),
+    }
+    return obj(f"Direction gates and bounds for {what}.", props, default={}, rules=[FLOOR_LE_CEILING])
+
+
+def conditions():
+    return array(
+        "Standard conditions of this object, one per `type` (see `kubectl describe`).",
+        obj("One condition (metav1.Condition).", {
+            "type": string("Condition type, for example `Valid`, `Ready` or `Available`.", maxLength=316),
+            "status": string("`True`, `False` or `Unknown`.", enum=["True", "False", "Unknown"]),
+            "reason": string("Machine-readable CamelCase reason for the last transition, such as `InvalidSpec`.",
+                             maxLength=1024, pattern=REASON_RE),
+            "message": string("Human-readable details of the last transition.", maxLength=32768),
+            "observedGeneration": int64("The metadata.generation the condition was computed from.", minimum=0),
+            "lastTransitionTime": timestamp("When the condition last changed status."),
+        }, required=["type", "status"]),
+        **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]})
+
+
+def status(desc, extra=None):
+    props = {
+        "conditions": conditions(),
+        "observedGeneration": int64("The metadata.generation the engine last processed.", minimum=0),
+    }
+    props.update(extra or {})
+    return obj(desc, props)
+
+
+def label_selector(desc, wildcards):
+    values_desc = "Values for `In` and `NotIn` (required, at least one); must be empty for `Exists` and " \
+                  "`DoesNotExist`."
+    if wildcards:
+        values_desc += " `In`/`NotIn` values may contain shell-style `*` wildcards (`nvidia-*`)."
+    expression = obj("One requirement: key, operator and values.", {
+        "key": string("The label key the requirement applies to.", minLength=1),
+        "operator": string("`In`, `NotIn`, `Exists` or `DoesNotExist`.", enum=["In", "NotIn", "Exists", "DoesNotExist"]),
+        "values": array(values_desc, {"type": "string", "description": "One label value."}),
+    }, required=["key", "operator"], rules=[
+        rule("!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)",
+             field_path=".values", message_expression="'required for operator ' + self.operator"),
+        rule("self.operator in ['In', 'NotIn'] || !has(self.values) || size(self.values) == 0",
+             field_path=".values", message_expression="'must be empty for operator ' + self.operator"),
+    ])
+    return obj(desc, {
+        "matchLabels": string_map("Labels that must all be present with exactly these values."),
+        "matchExpressions": array("Requirements that must all hold.", expression),
+    })
+
+
+def experimental(always):
+    if always:
+        contract = string(f"The GPU/KAI contract version this object is written for. Must be `{CONTRACT}`.",
+                          enum=[CONTRACT])
+        desc = f"Experimental GPU/KAI settings. Required: set `gpuKaiContract: {CONTRACT}` (VAL-3)."
+    else:
+        contract = string(f"The GPU/KAI contract version: `{CONTRACT}` or `none`. `{CONTRACT}` is required when "
+                          "`spec.enablement.overrideScheduler` is `kai` or `spec.kai` is set (VAL-3).",
+                          enum=["none", CONTRACT])
+        desc = "Experimental GPU/KAI settings. When present, `gpuKaiContract` is required."
+    return obj(desc, {"gpuKaiContract": contract}, required=["gpuKaiContract"])
+
+
+def metadata():
+    return {"type": "object", "description": "Standard object metadata (name, namespace, labels, ...)."}
+
+
+def root(kind_desc, spec, status_node, spec_required, extra_root_rules=None):
+    node = obj(kind_desc, {
+        "apiVersion": string(f"API version of this object: `{GROUP}/v1alpha1`."),
+        "kind": string("Kind of this object."),
+        "metadata": metadata(),
+        "spec": spec,
+        "status": status_node,
+    }, required=["spec"] if spec_required else None, rules=extra_root_rules)
+    return node
+
+
+# ------------------------------------------------------------------------------------------------ kinds
+
+def strategy_spec(cluster):
+    where = "cluster-wide policies (ClusterProactivePolicy, ClusterStaticPolicy, ClusterGpuReactivePolicy)" if cluster \
+        else "policies in the same namespace"
+    window = obj("One time window.", {
+        "name": string("A name for the window.", maxLength=128),
+        "timezone": string("IANA time zone of start and end. Default: `UTC`.", "UTC", maxLength=64),
+        "weekdays": array("Days the window applies to (`Sunday`/`Sun` ... `Saturday`/`Sat`); all days when empty.",
+                          string("A day of the week.", enum=WEEKDAYS), maxItems=7),
+        "start": string("Start time of day, `HH:MM` (24-hour).", pattern=HHMM_RE),
+        "end": string("End time of day, `HH:MM` or `24:00`; must differ from start.", pattern=HHMM_END_RE),
+    }, required=["start", "end"], rules=[rule("self.start != self.end", "start and end must not be the same")])
+    safety = {
+        "enablePauseUntilAnnotationCheck": boolean(
+            "Honour the `rightsizing.kubex.ai/pause-until` annotation on pods, owners, templates and namespaces "
+            "(ADM-4, ACT-2). Default: `true`.", True),
+        "minReadyDuration": duration("How long a pod must have been Ready before kubex evicts it to apply a new "
+                                     "size (ACT-2). Must be >= 0.", "10s", "0s", "0s"),
+        "requireOwnerPodsReady": boolean("Evict only while every pod of the workload is Ready (ACT-2). Default: "
+                                         "`false`.", False),
+        "respectWorkloadMaxUnavailable": boolean(
+            "Allow as many concurrent evictions as the workload's rolling-update `maxUnavailable` (ACT-3); "
+            "otherwise one at a time. Default: `true`.", True),
+        "resizeRetryInterval": duration("Wait between retries of a refused or failed eviction (ACT-5, ACT-7). "
+                                        "Must be at least 1s.", "30s", "1s"),
+    }
+    for name in ["enableResourceQuotaFilter", "enableHpaFilter", "enableVpaFilter", "enableLimitRangeFilter",
+                 "enablePodLimitRangeFilter", "requireNodeAllocatable"]:
+        safety[name] = boolean(f"{name}. Default: `true`." + NO_EFFECT, True)
+    for name in ["blockResizeOnVpaControlledResources", "retainGuaranteedQOS"]:
+        safety[name] = boolean(f"{name}. Default: `false`." + NO_EFFECT, False)
+    safety["minCpuChangePercent"] = int32("Smallest cpu change worth applying, in percent. Default: `5`."
+                                          + NO_EFFECT, 5, minimum=0)
+    safety["minMemoryChangePercent"] = int32("Smallest memory change worth applying, in percent. Default: `5`."
+                                             + NO_EFFECT, 5, minimum=0)
+    headroom_rule = [rule("self.matches('^[0-9]+%$') || isQuantity(self)",
+                          "must be a percentage such as \"10%\" or a quantity")]
+    safety["nodeCpuHeadroom"] = string("Node cpu to keep free: a percentage (`10%`) or a quantity. Default: `10%`."
+                                       + NO_EFFECT, "10%", **{"x-kubernetes-validations": headroom_rule})
+    safety["nodeMemoryHeadroom"] = string("Node memory to keep free: a percentage or a quantity (`200Mi`). "
+                                          "Default: `200Mi`." + NO_EFFECT, "200Mi",
+                                          **{"x-kubernetes-validations": headroom_rule})
+    contract_rule = rule(
+        "!((has(self.enablement) && has(self.enablement.overrideScheduler) && "
+        "self.enablement.overrideScheduler == 'kai') || has(self.kai)) || (has(self.experimental) && "
+        f"has(self.experimental.gpuKaiContract) && self.experimental.gpuKaiContract == '{CONTRACT}')",
+        f"must be \"{CONTRACT}\" when spec.enablement.overrideScheduler is \"kai\" or spec.kai is set",
+        field_path=".experimental.gpuKaiContract")
+    return obj(f"How kubex applies recommendations to workloads of {where}: direction gates, bounds, KAI settings "
+               "and safety checks.", {
+        "experimental": experimental(False),
+        "enablement": obj("Which changes kubex may make, per resource and usage.", {
+            "overrideScheduler": string("`kai` moves matching GPU workloads onto KAI-Scheduler GPU fractions (KAI "
+                                        "mode); `none` keeps whole GPUs (vanilla mode). Default: `none`.", "none",
+                                        enum=["none", "kai"]),
+            "gpu": obj("GPU (`nvidia.com/gpu` or KAI `gpu-fraction`) gates. There is no GPU limits block.",
+                       {"requests": gates("gpu", "requests", False, False, False)}, default={}),
+            "cpu": obj("cpu gates (StaticPolicy values at admission).",
+                       {"requests": gates("cpu", "requests", True, True, True),
+                        "limits": gates("cpu", "limits", True, True, False)}, default={}),
+            "memory": obj("memory gates (StaticPolicy values at admission).",
+                          {"requests": gates("memory", "requests", True, True, True),
+                           "limits": gates("memory", "limits", True, True, True)}, default={}),
+        }, default={}),
+        "kai": obj(f"KAI-Scheduler settings. Setting this object requires gpuKaiContract `{CONTRACT}`.", {
+            "queue": string("KAI queue label (`kai.scheduler/queue`) given to pods that have none (ADM-13). An RFC "
+                            "1123 label. Default: `kubex-unlimited-gpu-queue`.", "kubex-unlimited-gpu-queue",
+                            maxLength=63, pattern=RFC1123_LABEL_RE),
+            "setQueueWhenSpecified": boolean("Overwrite a queue label the pod already carries (ADM-13). Default: "
+                                             "`false`.", False),
+            "vllm": obj("vLLM tuning: when present, kubex rewrites `--gpu-memory-utilization` of vLLM containers "
+                        "to match their GPU allocation (VLM rules).", {
+                "gpuMemoryUtilizationBufferPercent": int32(
+                    "Percent of the GPU allocation vLLM leaves unused (0-100). Default: `0`.", 0, 0, 100),
+            }),
+        }),
+        "inPlaceResize": obj("In-place pod resize settings.", {
+            "enabled": boolean("Try in-place resize; GPU fraction changes still evict and record "
+                               "`kai-fraction-requires-restart` (ACT-6). Default: `true`.", True),
+            "containerRestart": boolean("Allow container restarts during in-place resize. Default: `false`."
+                                        + NO_EFFECT, False),
+        }, default={}),
+        "podEviction": obj("Eviction settings for applying new sizes to running pods.", {
+            "enabled": boolean("Allow kubex to evict pods so that replacements get the new size (ACT-2). Default: "
+                               "`true`.", True),
+            "retryPodDisruptionBudget": boolean("Retry evictions refused by a PodDisruptionBudget after "
+                                                "resizeRetryInterval (ACT-5). Default: `true`.", True),
+        }, default={}),
+        "safetyChecks": obj("Checks that must pass before kubex evicts a pod.", safety, default={}),
+        "scheduling": obj("Time windows for automation." + NO_EFFECT, {
+            "inclusionWindows": array("Windows in which automation may run (at most 32).", copy.deepcopy(window),
+                                      maxItems=32),
+            "exclusionWindows": array("Windows in which automation must not run (at most 32).", copy.deepcopy(window),
+                                      maxItems=32),
+        }),
+    }, default={}, rules=[contract_rule])
+
+
+def scope(cluster):
+    props = {}
+    if cluster:
+        props["namespaceSelector"] = obj("Namespaces this policy applies to, by name. Required.", {
+            "operator": string("`In`: the namespace must match a value; `NotIn`: it must match none.",
+                               enum=["In", "NotIn"]),
+            "values": array("Namespace names; shell-style `*` wildcards match any run of characters (`\"*\"` is every "
+                            "namespace). At least one.", {"type": "string", "description": "A namespace name or "
+                                                                                         "pattern."}, minItems=1),
+        }, required=["operator", "values"])
+    props["labelSelector"] = label_selector("Selects workloads by the labels of the WORKLOAD object (Deployment, "
+                                            "StatefulSet, ...), not of its pods. Default: every workload.", False)
+    props["workloadTypes"] = array(
+        "Owner kinds this policy manages, without duplicates. Default: Deployment, StatefulSet, CronJob, Rollout, "
+        "Job, AnalysisRun, DaemonSet, Model.",
+        string("A workload kind.", enum=WORKLOAD_TYPES), default=DEFAULT_WORKLOAD_TYPES,
+        **{"x-kubernetes-list-type": "set"})
+    if cluster:
+        desc = "Which workloads this policy matches. Required on cluster policies."
+        return obj(desc, props, required=["namespaceSelector"])
+    return obj("Which workloads in this namespace the policy matches. Default: every workload of the default kinds.",
+               props)
+
+
+def policy_common(cluster, strategy_kind):
+    return {
+        "automationStrategyRef": obj(f"The {strategy_kind} whose gates, bounds and safety checks apply to "
+                                     "workloads this policy manages (API-3). Required.", {
+            "name": string(f"Name of the {strategy_kind}" + ("." if cluster else " in this namespace."), minLength=1),
+        }, required=["name"]),
+        "scope": scope(cluster),
+        "weight": int32("Order among policies of the same priority: higher weight first (SEL-5). Default: `0`.",
+                        0, minimum=0),
+    }
+
+
+def policy_status():
+    return status("Observed state, written by the engine.", {
+        "matchedWorkloads": int64("Number of workloads this policy currently matches.", minimum=0),
+        "lastEvaluationTime": timestamp("When the policy was last evaluated."),
+    })
+
+
+def required_common(cluster):
+    return ["automationStrategyRef", "scope"] if cluster else ["automationStrategyRef"]
+
+
+def proactive_spec(cluster, strategy_kind):
+    props = policy_common(cluster, strategy_kind)
+    props["safetyChecks"] = obj("History settings.", {
+        "maxAnalysisAgeDays": int32("Days of Prometheus history used for recommendations (PRO-2). Must be >= 1. "
+                                    "Default: `5`.", 5, minimum=1),
+    }, default={})
+    return obj("GPU recommendations from Prometheus history and the recommendations ConfigMap (PRO rules).",
+               props, required=required_common(cluster))
+
+
+def static_spec(cluster, strategy_kind):
+    qty_value = quantity("A requested or limited amount.", "any")
+    requests = {"type": "object",
+                "description": "Requests to set, by resource: `cpu` (cores), `memory` (bytes) and `gpu` (GPUs, > 0; "
+                               "fractions below 1 become KAI `gpu-fraction` in KAI mode).",
+                "additionalProperties": copy.deepcopy(qty_value),
+                "x-kubernetes-validations": [
+                    rule("self.all(k, k in ['cpu', 'memory', 'gpu'])", "must be one of cpu, memory, gpu"),
+                    rule("!has(self.gpu) || !isQuantity(string(self.gpu)) || quantity(string(self.gpu)).sign() > 0",
+                         "must be > 0", field_path=".gpu"),
+                ]}
+    limits = {"type": "object",
+              "description": "Limits to set, by resource: `cpu` and `memory` only (`gpu` goes under requests).",
+              "additionalProperties": copy.deepcopy(qty_value),
+              "x-kubernetes-validations": [
+                  rule("self.all(k, k in ['cpu', 'memory', 'gpu'])", "must be one of cpu, memory, gpu"),
+                  rule("!has(self.gpu)", "gpu must not be set under limits; use requests.gpu", field_path=".gpu"),
+              ]}
+    props = policy_common(cluster, strategy_kind)
+    props["resources"] = obj("Fixed resource values.", {
+        "containers": {"type": "object",
+                       "description": "Values per container name; the key `\"*\"` applies to every target container "
+                                      "(its gpu only to GPU containers, SEL-8). A named entry overrides `\"*\"` "
+                                      "resource by resource.",
+                       "additionalProperties": obj("The values for one container (or `\"*\"`).",
+                                                   {"requests": requests, "limits": limits})},
+    })
+    return obj("Fixed cpu, memory and GPU values for matching workloads.", props, required=required_common(cluster))
+
+
+def signal(name, example_metric, interpretation_hint):
+    return obj(f"The {name} signal: where to read it and when to resize.", {
+        "prometheus": obj("Prometheus metric and label mapping.", {
+            "metric": string(f"Metric name (for example `{example_metric}`); a name ending in `_total` is read as a "
+                             "counter through rate() (REA-3).", pattern=METRIC_RE),
+            "interpretation": string("`fullGPU`: values are percent of one whole GPU; `currentAllocation`: percent "
+                                     "of the container's current GPU allocation" + interpretation_hint
+                                     + ". Default: `fullGPU`.", "fullGPU", enum=["fullGPU", "currentAllocation"]),
+            "namespaceLabel": string("Label holding the pod's namespace (for example `namespace`).",
+                                     pattern=LABEL_NAME_RE),
+            "podLabel": string("Label holding the pod name (for example `pod`).", pattern=LABEL_NAME_RE),
+            "containerLabel": string("Label holding the container name (for example `container`).",
+                                     pattern=LABEL_NAME_RE),
+        }, required=["metric", "namespaceLabel", "podLabel", "containerLabel"]),
+        "upsize": obj("When and how far to raise the GPU allocation (REA-6).", {
+            "thresholdPercent": int32("Upsize when usage reaches this percent of the allocation. Must be >= 1. "
+                                      "Default: `120`.", 120, minimum=1),
+            "metricsWindow": duration("Window of samples (p95 for compute, max for memory).", "10m", "1m"),
+            "headroomPercent": int32("Percent added above observed usage. Must be >= 0. Default: `20`.", 20,
+                                     minimum=0),
+            "maxPercent": int32("Cap of one increase, in percent of the CURRENT allocation (200 = at most double). "
+                                "Must be >= 1. Default: `200`.", 200, minimum=1),
+        }, default={}),
+        "scaleBack": obj("When and how far to lower the GPU allocation (REA-7).", {
+            "thresholdPercent": int32("Scale back when every pod's usage stays below this percent of its allocation. "
+                                      "Must be >= 1. Default: `80`.", 80, minimum=1),
+            "metricsWindow": duration("Window of samples that must all be low.", "10m", "1m"),
+            "headroomPercent": int32("Percent added above observed usage. Must be >= 0. Default: `20`.", 20,
+                                     minimum=0),
+        }, default={}),
+    }, required=["prometheus"])
+
+
+def reactive_spec(cluster, strategy_kind):
+    props = {"experimental": experimental(True)}
+    props.update(policy_common(cluster, strategy_kind))
+    props["minPodMetricsAge"] = duration(
+        "Pods younger than this are not evaluated (REA-2); `0s` disables the check. Must be `0s` or at least `1m`.",
+        "15m", extra_rules=[rule(f"!self.matches('{DURATION_RE}') || duration(self) == duration('0s') || "
+                                 "duration(self) >= duration('1m')", "must be zero or at least 1m")])
+    props["metrics"] = obj("The two GPU signals; both are required.", {
+        "compute": signal("compute (SM utilization)", "kubex_gpu_container_sm_utilization_percent", ""),
+        "memory": signal("GPU memory", "kubex_gpu_container_memory_footprint_percent",
+                         " (KAI memory metrics)"),
+    }, required=["compute", "memory"])
+    req = ["experimental"] + required_common(cluster) + ["metrics"]
+    return obj("Raise and lower GPU allocations from live Prometheus GPU metrics (REA rules).", props, required=req)
+
+
+def consolidation_spec():
+    return obj("Drain underused GPU nodes of one compatible pool when their GPU pods fit elsewhere (CON rules).", {
+        "experimental": experimental(True),
+        "nodeSelector": label_selector("The node pool (required). Use one policy per compatible GPU pool.", True),
+        "utilizationThresholdPercent": int32("Nodes whose GPU allocation is below this percent of capacity are drain "
+                                             "candidates (1-100). Default: `75`.", 75, 1, 100),
+        "requeueAfter": duration("Time between evaluations. Must be at least 1s.", "1m", "1s"),
+    }, required=["experimental", "nodeSelector"])
+
+
+def consolidation_status():
+    return status("Observed state of the pool, written by the engine.", {
+        "poolNodes": int64("Nodes matching nodeSelector.", minimum=0),
+        "gpuCapacity": int64("Allocatable GPUs in the pool.", minimum=0),
+        "gpuAllocated": string("GPUs allocated in the pool, with 2 decimals (`1.50`)."),
+        "estimatedReclaimableGPUs": int64("capacity - ceil(allocated), at least 0.", minimum=0),
+        "drainingNode": string("The node being drained, if any."),
+        "drainStartTime": timestamp("When the current drain started."),
+        "lastDrainedNode": string("The last node drained to completion."),
+        "lastDrainTime": timestamp("When the last drain completed."),
+        "lastEvaluationTime": timestamp("When the pool was last evaluated."),
+    })
+
+
+def global_config_spec():
+    interval_1m = "Must be at least 1m."
+    compat = {}
+    for name in ["rescanInterval", "mutationLogInterval", "snapshotInterval", "heartbeatInterval",
+                 "proposalSyncInterval", "kubexAPIRequestTimeout"]:
+        compat[name] = string(f"{name}." + NO_EFFECT)
+    for name in ["proposalSyncEnabled", "suppressFetchRecommendations", "respectKubexAutomation"]:
+        compat[name] = boolean(f"{name}." + NO_EFFECT)
+    props = {
+        "automationEnabled": boolean("Master switch: `false` stops all admission changes and evictions (ADM-3, "
+                                     "ACT-2). Default: `true`.", True),
+        "protectedNamespacePatterns": array(
+            "Namespaces kubex never manages; shell-style `*` wildcards. Default: `kube-*`, `openshift-*`, `gmp-*`.",
+            {"type": "string", "description": "A namespace name or pattern."}, default=["kube-*", "openshift-*",
+                                                                                       "gmp-*"]),
+        "prometheus": obj("The Prometheus server GPU reactive policies query.", {
+            "url": string("Absolute http or https URL of Prometheus. Default: "
+                          "`http://kubex-prometheus-server.kubex.svc`.", "http://kubex-prometheus-server.kubex.svc",
+                          pattern=URL_RE),
+            "requestTimeout": duration("Timeout of one Prometheus query. Must be > 0.", "30s", extra_rules=[
+                rule(f"!self.matches('{DURATION_RE}') || duration(self) > duration('0s')", "must be > 0")]),
+        }, default={}),
+        "gpuReactiveCheckInterval": duration("How often GPU reactive policies evaluate their workloads (REA-1). "
+                                             + interval_1m, "1m", "1m"),
+        "recommendationReloadInterval": duration("How often proactive recommendations are recomputed (PRO-1). "
+                                                 + interval_1m, "1h", "1m"),
+        "webhookOwnerResolutionRetryTimeout": duration(
+            "How long admission retries reading a pod's owner from the API server (SEL-2). Must be > 0 and at most "
+            "5s.", "1s", extra_rules=[
+                rule(f"!self.matches('{DURATION_RE}') || duration(self) > duration('0s')", "must be > 0"),
+                rule(f"!self.matches('{DURATION_RE}') || duration(self) <= duration('5s')", "must be at most 5s")]),
+        "webhookHealth": obj("Webhook health probe thresholds (WHH-3).", {
+            "failureThreshold": int32("Consecutive failed probes before PodAdmissionWebhookHealthy becomes False. "
+                                      "Must be >= 1. Default: `2`.", 2, minimum=1),
+            "successThreshold": int32("Consecutive successful probes before it becomes True. Must be >= 1. Default: "
+                                      "`3`.", 3, minimum=1),
+            "transitionCheckInterval": duration("Time between probes. Must be at least 1s.", "10s", "1s"),
+        }, default={}),
+        "webhookProbe": obj("Template of the dry-run probe pod (WHH-1).", {
+            "image": string("Image of the probe pod. Default: the engine image (set by Helm)."),
+            "labels": string_map("Labels of the probe pod."),
+            "annotations": string_map("Annotations of the probe pod."),
+            "resources": free_object("Container resources of the probe pod (core/v1 ResourceRequirements)."),
+            "podSecurityContext": free_object("Pod security context of the probe pod (core/v1 "
+                                              "PodSecurityContext)."),
+            "securityContext": free_object("Container security context of the probe pod (core/v1 "
+                                           "SecurityContext)."),
+        }),
+        "kai": obj("KAI-Scheduler integration.", {
+            "schedulerName": string("spec.schedulerName given to KAI-mutated pods (ADM-13). Default: "
+                                    "`kai-scheduler`.", "kai-scheduler", minLength=1),
+            "memoryIsolation": string("`HAMiCore` when HAMi-core enforces GPU memory of fractions, else `None` "
+                                      "(VLM-3). Default: `None`.", "None", enum=["None", "HAMiCore"]),
+            "reservationNamespace": string("Namespace of KAI's GPU reservation pods, not counted by consolidation "
+                                           "(CON-2). Default: `kai-resource-reservation`.",
+                                           "kai-resource-reservation"),
+        }, default={}),
+        "proactive": obj("Proactive recommendation settings.", {
+            "recommendationsConfigMap": obj("ConfigMap with key `recommendations.json` whose entries override "
+                                            "history recommendations (PRO-6). Absent by default.", {
+                "namespace": string("Namespace of the ConfigMap.", minLength=1),
+                "name": string("Name of the ConfigMap.", minLength=1),
+            }, required=["namespace", "name"]),
+            "headroomPercent": int32("Percent added to the observed GPU usage (PRO-3), 0-100. Default: `20`.", 20,
+                                     0, 100),
+        }, default={}),
+    }
+    props.update(compat)
+    return obj("Engine-wide settings. Exactly one object, named `global-config`.", props, default={})
+
+
+def global_config_status():
+    return status("Observed state, written by the engine.", {
+        "webhookHealth": obj("Webhook probe results (WHH-3).", {
+            "consecutiveFailures": int64("Failed probes in a row.", minimum=0),
+            "consecutiveSuccesses": int64("Successful probes in a row.", minimum=0),
+            "lastProbeResult": string("`Success` or `Failure`.", enum=["Success", "Failure"]),
+            "lastProbeTime": timestamp("When the last probe ran."),
+        }),
+        "recommendationReload": obj("Recommendations ConfigMap reloads (PRO-6).", {
+            "lastTime": timestamp("Last successful load."),
+            "lastCount": int64("Entries accepted by the last successful load.", minimum=0),
+            "lastError": string("The last load error."),
+            "lastErrorTime": timestamp("When the last load error happened."),
+        }),
+    })
+
+
+def policy_evaluation_spec():
+    default = [{"type": "GpuReactivePolicy", "priority": 120}, {"type": "ClusterGpuReactivePolicy", "priority": 110},
+               {"type": "StaticPolicy", "priority": 90}, {"type": "ClusterStaticPolicy", "priority": 90},
+               {"type": "ProactivePolicy", "priority": 70}, {"type": "ClusterProactivePolicy", "priority": 70}]
+    entry = obj("The priority of one policy kind.", {
+        "type": string("A policy kind (`StaticPolicy`, `ClusterGpuReactivePolicy`, ...). Unknown kinds are accepted "
+                       "and ignored (with a warning).", minLength=1),
+        "priority": int32("Priority of the kind; higher wins. Must be >= 0.", minimum=0),
+    }, required=["type", "priority"])
+    return obj("Policy precedence. Exactly one object, named `policy-evaluation`.", {
+        "precedence": array("Priorities of policy kinds (SEL-5); a kind missing from the list gets 0. Each type at "
+                            "most once. Default: GpuReactivePolicy 120, ClusterGpuReactivePolicy 110, StaticPolicy 90, "
+                            "ClusterStaticPolicy 90, ProactivePolicy 70, ClusterProactivePolicy 70.", entry,
+                            default=default, **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}),
+    }, default={})
+
+
+def singleton_rule(name):
+    return [rule(f"self.metadata.name == '{name}'", f"must be \"{name}\"", field_path=".metadata.name")]
+
+
+# ------------------------------------------------------------------------------------------------ printer columns
+
+def col(name, path, type_="string", description=None, priority=None):
+    c = {"name": name, "type": type_, "jsonPath": path}
+    if description:
+        c["description"] = description
+    if priority:
+        c["priority"] = priority
+    return c
+
+
+AGE = col("Age", ".metadata.creationTimestamp", "date")
+
+
+def cond_col(name, type_):
+    return col(name, f'.status.conditions[?(@.type=="{type_}")].status', description=f"The {type_} condition.")
+
+
+STRATEGY_COLS = [col("Mode", ".spec.enablement.overrideScheduler", description="kai or none"),
+                 col("Contract", ".spec.experimental.gpuKaiContract"),
+                 cond_col("Valid", "Valid"), AGE]
+POLICY_COLS = [col("Strategy", ".spec.automationStrategyRef.name"),
+               cond_col("Resolved", "AutomationStrategyResolved"), cond_col("Ready", "Ready"),
+               col("Matched", ".status.matchedWorkloads", "integer", "Workloads matched"),
+               col("Weight", ".spec.weight", "integer", priority=1), AGE]
+CONSOLIDATION_COLS = [col("Threshold", ".spec.utilizationThresholdPercent", "integer"),
+                      cond_col("Available", "Available"),
+                      col("Nodes", ".status.poolNodes", "integer"),
+                      col("Allocated", ".status.gpuAllocated"),
+                      col("Reclaimable", ".status.estimatedReclaimableGPUs", "integer"),
+                      col("Draining", ".status.drainingNode"), AGE]
+GLOBAL_COLS = [col("Automation", ".spec.automationEnabled", "boolean"),
+               cond_col("Webhook", "PodAdmissionWebhookHealthy"), cond_col("Queues", "KaiQueuesReady"),
+               cond_col("Recommendations", "RecommendationsLoaded"), AGE]
+EVALUATION_COLS = [cond_col("Valid", "Valid"), AGE]
+
+
+# ------------------------------------------------------------------------------------------------ assembly
+
+def crd(kind, plural, short, namespaced, schema, columns):
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{plural}.{GROUP}",
+                     "labels": {"app.kubernetes.io/name": "kubex-crds", "app.kubernetes.io/part-of": "kubex"}},
+        "spec": {
+            "group": GROUP,
+            "names": {"kind": kind, "listKind": kind + "List", "plural": plural, "singular": kind.lower(),
+                      "shortNames": short, "categories": ["kubex"]},
+            "scope": "Namespaced" if namespaced else "Cluster",
+            "versions": [{
+                "name": "v1alpha1", "served": True, "storage": True,
+                "subresources": {"status": {}},
+                "additionalPrinterColumns": columns,
+                "schema": {"openAPIV3Schema": schema},
+            }],
+        },
+    }
+
+
+def all_crds():
+    out = []
+    for cluster in (False, True):
+        kind = ("Cluster" if cluster else "") + "AutomationStrategy"
+        out.append(crd(kind, kind.lower().replace("strategy", "strategies"), ["cas" if cluster else "as"],
+                       not cluster,
+                       root(f"{kind}: how kubex applies GPU, cpu and memory changes for "
+                            + ("cluster policies." if cluster else "policies in its namespace."),
+                            strategy_spec(cluster), status("Observed state: the `Valid` condition."), False),
+                       STRATEGY_COLS))
+    strategy_of = lambda cluster: "ClusterAutomationStrategy" if cluster else "AutomationStrategy"  # noqa: E731
+    for base, short, spec_fn, desc in [
+        ("ProactivePolicy", "pp", proactive_spec, "GPU recommendations from Prometheus history"),
+        ("StaticPolicy", "sp", static_spec, "fixed cpu, memory and GPU values"),
+        ("GpuReactivePolicy", "grp", reactive_spec, "GPU allocations that follow live Prometheus metrics"),
+    ]:
+        for cluster in (False, True):
+            kind = ("Cluster" if cluster else "") + base
+            where = "workloads in namespaces selected by name" if cluster else "workloads in its namespace"
+            out.append(crd(kind, kind.lower().replace("policy", "policies"), [("c" if cluster else "") + short],
+                           not cluster, root(f"{kind}: {desc} for {where}.", spec_fn(cluster, strategy_of(cluster)),
+                                             policy_status(), True), POLICY_COLS))
+    out.append(crd("GpuConsolidationPolicy", "gpuconsolidationpolicies", ["gcp"], False,
+                   root("GpuConsolidationPolicy: drains underused GPU nodes of one pool (experimental).",
+                        consolidation_spec(), consolidation_status(), True), CONSOLIDATION_COLS))
+    out.append(crd("GlobalConfiguration", "globalconfigurations", ["gconf"], False,
+                   root("GlobalConfiguration: engine-wide settings; the one object is named `global-config`.",
+                        global_config_spec(), global_config_status(), False, singleton_rule("global-config")),
+                   GLOBAL_COLS))
+    out.append(crd("PolicyEvaluation", "policyevaluations", ["pe"], False,
+                   root("PolicyEvaluation: the priority of each policy kind; the one object is named "
+                        "`policy-evaluation`.", policy_evaluation_spec(),
+                        status("Observed state: the `Valid` condition."), False, singleton_rule("policy-evaluation")),
+                   EVALUATION_COLS))
+    return out
+
+
+class Dumper(yaml.SafeDumper):
+    """Never emits anchors/aliases for repeated sub-schemas."""
+
+    def ignore_aliases(self, data):
+        return True
+
+
+def render(doc):
+    header = ("# Generated by scripts/gen-crds.py from the rightsizing.kubex.ai/v1alpha1 API (SPEC §1). Do not edit by "
+              "hand:\n# change the script, run it, and keep src/api/defaults.cpp in step (tests/unit/api/parity_test.cpp).\n")
+    return header + yaml.dump(doc, Dumper=Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True,
+                              width=120)
+
+
+def main():
+    out_dir = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else \
+        pathlib.Path(__file__).resolve().parents[1] / "charts" / "kubex-crds" / "templates"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for doc in all_crds():
+        path = out_dir / f"{GROUP}_{doc['spec']['names']['plural']}.yaml"
+        path.write_text(render(doc))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,122 @@
+// The cluster-wide kinds that manage no workloads: GpuConsolidationPolicy (SPEC §1.5), GlobalConfiguration
+// (§1.6) and PolicyEvaluation (§1.7).
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "api/validate_util.h"
+
+namespace kubex::api::detail {
+
+namespace {
+
+using nlohmann::json;
+
+void check_string_map(Checker& c, const json& parent, std::string_view key, const std::string& path) {
+  const json* m = c.object(parent, key, path);
+  if (!m) return;
+  for (const auto& [k, v] : m->items()) {
+    if (!v.is_string() && !v.is_null()) c.error(path + "." + k, "must be a string");
+  }
+}
+
+}  // namespace
+
+void validate_consolidation_spec(Checker& c, const json& spec) {
+  check_required_contract(c, spec);
+  if (!Checker::find(spec, "nodeSelector")) {
+    c.error("spec.nodeSelector", "required");
+  } else {
+    check_label_selector(c, spec, "nodeSelector", "spec.nodeSelector", true);
+  }
+  c.integer(spec, "utilizationThresholdPercent", "spec.utilizationThresholdPercent", 1, 100);
+  c.duration(spec, "requeueAfter", "spec.requeueAfter", DurationRule::kAtLeast1s);
+}
+
+void validate_global_config_spec(Checker& c, const json& spec) {
+  c.boolean(spec, "automationEnabled", "spec.automationEnabled");
+  const std::string pp = "spec.protectedNamespacePatterns";
+  if (const json* patterns = c.list(spec, "protectedNamespacePatterns", pp)) {
+    for (std::size_t i = 0; i < patterns->size(); ++i) {
+      if (!(*patterns)[i].is_string()) c.error(common::index_path(pp, i), "must be a string");
+    }
+  }
+  if (const json* prom = c.object(spec, "prometheus", "spec.prometheus")) {
+    if (auto url = c.string(*prom, "url", "spec.prometheus.url"); url && !is_http_url(*url)) {
+      c.error("spec.prometheus.url", "must be an absolute http or https URL");
+    }
+    c.duration(*prom, "requestTimeout", "spec.prometheus.requestTimeout", DurationRule::kPositive);
+  }
+  c.duration(spec, "gpuReactiveCheckInterval", "spec.gpuReactiveCheckInterval", DurationRule::kAtLeast1m);
+  c.duration(spec, "recommendationReloadInterval", "spec.recommendationReloadInterval",
+             DurationRule::kAtLeast1m);
+  c.duration(spec, "webhookOwnerResolutionRetryTimeout", "spec.webhookOwnerResolutionRetryTimeout",
+             DurationRule::kPositiveMax5s);
+  const std::string hp = "spec.webhookHealth";
+  if (const json* health = c.object(spec, "webhookHealth", hp)) {
+    c.integer(*health, "failureThreshold", hp + ".failureThreshold", 1);
+    c.integer(*health, "successThreshold", hp + ".successThreshold", 1);
+    c.duration(*health, "transitionCheckInterval", hp + ".transitionCheckInterval", DurationRule::kAtLeast1s);
+  }
+  const std::string wp = "spec.webhookProbe";
+  if (const json* probe = c.object(spec, "webhookProbe", wp)) {
+    c.string(*probe, "image", wp + ".image");
+    check_string_map(c, *probe, "labels", wp + ".labels");
+    check_string_map(c, *probe, "annotations", wp + ".annotations");
+    for (const char* f : {"resources", "podSecurityContext", "securityContext"})
+      c.object(*probe, f, wp + "." + f);
+  }
+  if (const json* kai = c.object(spec, "kai", "spec.kai")) {
+    c.required_string(*kai, "schedulerName", "spec.kai.schedulerName");
+    c.enumeration(*kai, "memoryIsolation", "spec.kai.memoryIsolation", {"None", "HAMiCore"});
+    c.string(*kai, "reservationNamespace", "spec.kai.reservationNamespace");
+  }
+  if (const json* pro = c.object(spec, "proactive", "spec.proactive")) {
+    const std::string cm = "spec.proactive.recommendationsConfigMap";
+    if (const json* ref = c.object(*pro, "recommendationsConfigMap", cm)) {
+      c.required_string(*ref, "namespace", cm + ".namespace");
+      c.required_string(*ref, "name", cm + ".name");
+    }
+    c.integer(*pro, "headroomPercent", "spec.proactive.headroomPercent", 0, 100);
+  }
+  // Accepted for compatibility, no effect (VAL-2): these have no default, so any value warns.
+  for (const char* f : {"rescanInterval", "mutationLogInterval", "snapshotInterval", "heartbeatInterval",
+                        "proposalSyncInterval", "kubexAPIRequestTimeout"}) {
+    const std::string p = std::string("spec.") + f;
+    if (c.string(spec, f, p)) c.warn(p + ": accepted for compatibility, has no effect");
+  }
+  for (const char* f : {"proposalSyncEnabled", "suppressFetchRecommendations", "respectKubexAutomation"}) {
+    const std::string p = std::string("spec.") + f;
+    if (c.boolean(spec, f, p)) c.warn(p + ": accepted for compatibility, has no effect");
+  }
+}
+
+void validate_policy_evaluation_spec(Checker& c, const json& spec) {
+  const std::string p = "spec.precedence";
+  const json* list = c.list(spec, "precedence", p);
+  if (!list) return;
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const std::string ip = common::index_path(p, i);
+    const json& entry = (*list)[i];
+    if (!entry.is_object()) {
+      c.error(ip, "must be an object");
+      continue;
+    }
+    auto type = c.required_string(entry, "type", ip + ".type");
+    if (type) {
+      if (!seen.insert(*type).second) {
+        c.error(ip + ".type", "duplicate value " + quote(*type));
+      } else {
+        auto k = kind_from_name(*type);
+        if (!k || !is_policy(*k)) c.warn(ip + ".type: unknown policy type " + quote(*type) + " is ignored");
+      }
+    }
+    if (!Checker::find(entry, "priority")) {
+      c.error(ip + ".priority", "required");
+    } else {
+      c.integer(entry, "priority", ip + ".priority", 0);
+    }
+  }
+}
+
+}  // namespace kubex::api::detail

@@ -1,0 +1,39 @@
+// `kubex validate -f FILE|DIR|-` (DESIGN §1): checks rightsizing.kubex.ai manifests offline with the engine's
+// own validator (api::validate_any, the same rules and messages as the validating webhook, VAL-1..4).
+//
+// Input: every -f is a file, a directory (its *.yaml, *.yml and *.json files, sorted by name, not recursive)
+// or
+// `-` (standard input). Files hold one or more YAML or JSON documents; `List` documents (kind `List` or
+// `<Kind>List` with `items`) are expanded. Documents of other API groups are skipped with a note.
+//
+// Text output, on stderr, one line per problem, where DOC is the 1-based document number in the file (`3`) or
+// document.item for List items (`3.2`):
+//   FILE:DOC KIND/NAME: FIELD.PATH: MESSAGE
+//   FILE:DOC KIND/NAME: warning: TEXT
+//   FILE:DOC KIND/NAME: skipped: not a rightsizing.kubex.ai object
+// `--output json` prints one JSON report on stdout instead (see run_validate).
+// Exit code: 0 when every validated document is valid, 1 when any document is invalid (or does not parse),
+// 2 on usage or I/O errors.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kubex::engine {
+
+struct ValidateOptions {
+  std::vector<std::string> files;  // FILE, DIR or "-"
+  std::string output = "text";     // text | json
+  // The cluster facts some VAL-2 warnings depend on; offline, the early webhook is assumed enabled.
+  bool early_webhook_enabled = true;
+};
+
+// Runs the command; `in` is standard input (for "-"). Never throws.
+// JSON report: {"valid": bool, "documents": [{"file", "document", "apiVersion", "kind", "name", "namespace",
+// "valid", "reason" (InvalidSpec|InvalidContract, when invalid), "errors": [{"path", "message"}],
+// "warnings": [..]}], "skipped": [{"file", "document", "apiVersion", "kind", "name"}],
+// "problems": [{"file", "message"}]} (problems: unreadable files and documents that do not parse).
+int run_validate(const ValidateOptions& options, std::istream& in, std::ostream& out, std::ostream& err);
+
+}  // namespace kubex::engine

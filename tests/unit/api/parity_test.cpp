@@ -1,0 +1,451 @@
+// API-2: the CRD schemas (charts/kubex-crds) and the engine's validator/defaults are one API. This test fails
+// when
+//  * a schema field is missing from api::field_catalogue(kind), or the reverse, or their types/defaults
+//  differ;
+//  * a CRD is not what SPEC §1 / API-1 says (names, scope, one served+storage version, status subresource,
+//    conditions as a list map keyed by type, a description on every field) or kubex-sim refuses it;
+//  * defaulting by the API server (kubex-sim's structural schema) and api::apply_defaults differ;
+//  * api::validate and kubex-sim's structural schema + CEL validation disagree on accept/reject for a rule
+//  the
+//    schema expresses (the behavioural table below).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "api/defaults.h"
+#include "api/validate.h"
+#include "api_test_util.h"
+#include "sim/apiserver/custom.h"
+#include "sim/apiserver/schema.h"
+
+namespace kubex::api {
+namespace {
+
+using nlohmann::json;
+using test::base_object;
+using test::patched;
+
+json load_crd(Kind k) {
+  auto docs = test::load_documents(std::string("charts/kubex-crds/templates/rightsizing.kubex.ai_") +
+                                   info(k).plural + ".yaml");
+  EXPECT_EQ(docs.size(), 1u) << info(k).plural;
+  return docs.empty() ? json() : docs[0];
+}
+
+const json& schema_of(const json& crd) {
+  return crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+}
+
+struct SchemaField {
+  std::string type;
+  json default_value;  // null when none
+};
+
+// Flattens a structural schema into catalogue paths ("spec.a.b", maps "*", list items "[]").
+void walk(const json& node, const std::string& path, std::map<std::string, SchemaField>& out,
+          std::vector<std::string>& undocumented) {
+  if (!node.contains("description") || !node["description"].is_string() ||
+      node["description"].get<std::string>().empty()) {
+    undocumented.push_back(path);
+  }
+  SchemaField f;
+  f.type = node.value("x-kubernetes-int-or-string", false) ? "int-or-string" : node.value("type", "");
+  if (node.contains("default")) f.default_value = node["default"];
+  out[path] = f;
+  if (node.contains("properties")) {
+    for (const auto& [name, child] : node["properties"].items())
+      walk(child, path + "." + name, out, undocumented);
+  }
+  if (node.contains("additionalProperties") && node["additionalProperties"].is_object()) {
+    walk(node["additionalProperties"], path + ".*", out, undocumented);
+  }
+  if (node.contains("items")) walk(node["items"], path + "[]", out, undocumented);
+}
+
+class KindParity : public ::testing::TestWithParam<Kind> {};
+
+std::string kind_name(const ::testing::TestParamInfo<Kind>& p) {
+  return info(p.param).name;
+}
+
+// API-1, SPEC §1 table.
+TEST_P(KindParity, CrdMatchesTheKindTableAndIsAcceptedByTheApiServer) {
+  const Kind k = GetParam();
+  const json crd = load_crd(k);
+  ASSERT_TRUE(crd.is_object());
+  EXPECT_EQ(crd["metadata"]["name"], std::string(info(k).plural) + ".rightsizing.kubex.ai");
+  EXPECT_EQ(crd["spec"]["group"], kGroup);
+  EXPECT_EQ(crd["spec"]["names"]["kind"], info(k).name);
+  EXPECT_EQ(crd["spec"]["names"]["plural"], info(k).plural);
+  EXPECT_EQ(crd["spec"]["names"]["singular"], info(k).singular);
+  EXPECT_EQ(crd["spec"]["scope"], info(k).namespaced ? "Namespaced" : "Cluster");
+  ASSERT_EQ(crd["spec"]["versions"].size(), 1u);
+  const json& v = crd["spec"]["versions"][0];
+  EXPECT_EQ(v["name"], kVersion);
+  EXPECT_EQ(v["served"], true);
+  EXPECT_EQ(v["storage"], true);
+  EXPECT_TRUE(v["subresources"].contains("status"));
+  const json& conditions = schema_of(crd)["properties"]["status"]["properties"]["conditions"];
+  EXPECT_EQ(conditions["x-kubernetes-list-type"], "map");
+  EXPECT_EQ(conditions["x-kubernetes-list-map-keys"], json::array({"type"}));
+  EXPECT_EQ(conditions["items"]["properties"]["reason"]["pattern"],
+            "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$");
+  EXPECT_EQ(conditions["items"]["properties"]["reason"]["maxLength"], 1024);
+  EXPECT_EQ(conditions["items"]["properties"]["message"]["maxLength"], 32768);
+  EXPECT_EQ(conditions["items"]["properties"]["status"]["enum"], json::array({"True", "False", "Unknown"}));
+  // kubex-sim validates CRDs like kube-apiserver: structural schema, defaults, CEL rules compile.
+  auto causes = sim::custom::validate_crd(crd, nullptr);
+  for (const auto& c : causes) ADD_FAILURE() << info(k).name << ": " << c.message;
+}
+
+TEST_P(KindParity, SchemaFieldsTypesAndDefaultsEqualTheFieldCatalogue) {
+  const Kind k = GetParam();
+  const json crd = load_crd(k);
+  ASSERT_TRUE(crd.is_object());
+  std::map<std::string, SchemaField> schema;
+  std::vector<std::string> undocumented;
+  const json& props = schema_of(crd)["properties"];
+  for (const char* top : {"spec", "status"}) {
+    if (props.contains(top)) walk(props[top], top, schema, undocumented);
+  }
+  for (const char* top : {"apiVersion", "kind", "metadata"}) {
+    EXPECT_TRUE(props.contains(top)) << top;
+    if (!props[top].contains("description")) undocumented.push_back(top);
+  }
+  for (const auto& p : undocumented)
+    ADD_FAILURE() << info(k).name << ": schema field without description: " << p;
+
+  std::set<std::string> catalogue_paths;
+  for (const auto& f : field_catalogue(k)) {
+    EXPECT_TRUE(catalogue_paths.insert(f.path).second) << "duplicate catalogue entry " << f.path;
+    auto it = schema.find(f.path);
+    if (it == schema.end()) {
+      ADD_FAILURE() << info(k).name << ": catalogue field missing from the CRD schema: " << f.path;
+      continue;
+    }
+    EXPECT_EQ(f.type, it->second.type) << info(k).name << " " << f.path;
+    json def = f.default_json.empty() ? json() : json::parse(f.default_json);
+    EXPECT_EQ(def, it->second.default_value) << info(k).name << " " << f.path << " default";
+  }
+  for (const auto& [path, field] : schema) {
+    if (!catalogue_paths.contains(path)) {
+      ADD_FAILURE() << info(k).name << ": CRD schema field missing from field_catalogue: " << path;
+    }
+  }
+}
+
+// API-2: "the engine re-applies CRD defaults in memory": the API server's defaulting and apply_defaults
+// agree.
+TEST_P(KindParity, ApiServerDefaultingEqualsInMemoryDefaulting) {
+  const Kind k = GetParam();
+  auto resources = sim::custom::crd_resources(load_crd(k));
+  ASSERT_EQ(resources.size(), 1u);
+  const auto& r = *resources[0];
+  std::vector<json> objects = {base_object(k)};
+  // Sparse objects: every parent present but (almost) nothing set, so that every default fires.
+  json sparse = base_object(k);
+  if (k == Kind::kAutomationStrategy || k == Kind::kClusterAutomationStrategy) {
+    sparse["spec"] = json::parse(R"({"kai":{"vllm":{}},"experimental":{"gpuKaiContract":"v1alpha1-2026-07"},
+      "enablement":{"gpu":{"requests":{"containers":{"app":{"ceiling":"1"}}}}},
+      "scheduling":{"inclusionWindows":[{"start":"01:00","end":"02:00"}]}})");
+  } else if (is_reactive(k)) {
+    for (const char* s : {"compute", "memory"}) {
+      sparse["spec"]["metrics"][s] = {{"prometheus", sparse["spec"]["metrics"][s]["prometheus"]}};
+      sparse["spec"]["metrics"][s]["prometheus"].erase("interpretation");
+    }
+    sparse["spec"].erase("minPodMetricsAge");
+    sparse["spec"]["scope"].erase("workloadTypes");
+  } else if (k == Kind::kGlobalConfiguration || k == Kind::kPolicyEvaluation) {
+    sparse.erase("spec");
+  } else if (k == Kind::kGpuConsolidationPolicy) {
+    sparse["spec"].erase("utilizationThresholdPercent");
+    sparse["spec"].erase("requeueAfter");
+  } else if (is_policy(k)) {
+    sparse["spec"].erase("weight");
+    if (sparse["spec"].contains("scope")) sparse["spec"]["scope"].erase("workloadTypes");
+  }
+  objects.push_back(sparse);
+  for (const auto& o : objects) {
+    json by_server = o;
+    sim::custom::prune(r, by_server);
+    sim::custom::apply_defaults(r, by_server);
+    json by_engine = o;
+    apply_defaults(k, by_engine);
+    EXPECT_EQ(by_server, by_engine) << info(k).name << "\nserver: " << by_server.dump()
+                                    << "\nengine: " << by_engine.dump()
+                                    << "\ndiff: " << json::diff(by_server, by_engine).dump();
+    // And defaulting twice changes nothing.
+    json again = by_engine;
+    apply_defaults(k, again);
+    EXPECT_EQ(again, by_engine);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, KindParity,
+                         ::testing::Values(Kind::kAutomationStrategy, Kind::kClusterAutomationStrategy,
+                                           Kind::kProactivePolicy, Kind::kClusterProactivePolicy,
+                                           Kind::kStaticPolicy, Kind::kClusterStaticPolicy,
+                                           Kind::kGpuReactivePolicy, Kind::kClusterGpuReactivePolicy,
+                                           Kind::kGpuConsolidationPolicy, Kind::kGlobalConfiguration,
+                                           Kind::kPolicyEvaluation),
+                         kind_name);
+
+// ------------------------------------------------------------------------------------------------ behaviour
+
+struct Case {
+  Kind kind;
+  const char* rule;   // the SPEC rule the case proves
+  const char* patch;  // merge patch (YAML) on base_object(kind)
+  bool valid;
+};
+
+// The sim's verdict: prune, default, validate (structural schema + CEL), as kube-apiserver does on create.
+std::vector<sim::StatusCause> server_causes(Kind k, json obj) {
+  static std::map<Kind, sim::ResourcePtr> cache;
+  auto& r = cache[k];
+  if (!r) {
+    auto resources = sim::custom::crd_resources(load_crd(k));
+    if (resources.empty()) return {{"Invalid", "no resource", ""}};
+    r = resources[0];
+  }
+  sim::custom::prune(*r, obj);
+  sim::custom::apply_defaults(*r, obj);
+  return sim::custom::validate(*r, obj, nullptr);
+}
+
+constexpr Kind CAS = Kind::kClusterAutomationStrategy;
+constexpr Kind AS = Kind::kAutomationStrategy;
+constexpr Kind PP = Kind::kProactivePolicy;
+constexpr Kind CPP = Kind::kClusterProactivePolicy;
+constexpr Kind SP = Kind::kStaticPolicy;
+constexpr Kind CSP = Kind::kClusterStaticPolicy;
+constexpr Kind GRP = Kind::kGpuReactivePolicy;
+constexpr Kind CGRP = Kind::kClusterGpuReactivePolicy;
+constexpr Kind GCP = Kind::kGpuConsolidationPolicy;
+constexpr Kind GC = Kind::kGlobalConfiguration;
+constexpr Kind PE = Kind::kPolicyEvaluation;
+
+// Every rule the schema can express, valid and invalid sides. Rules that only the validator checks are listed
+// in ValidatorOnlyRules below.
+const Case kCases[] = {
+    // Base objects (the seed guide's YAML as written, SPEC §1).
+    {CAS, "§1.1 seed", "", true},
+    {AS, "§1.1", "", true},
+    {CPP, "§1.2 seed", "", true},
+    {PP, "§1.2", "", true},
+    {SP, "§1.3", "", true},
+    {CSP, "§1.3", "", true},
+    {CGRP, "§1.4 seed", "", true},
+    {GRP, "§1.4", "", true},
+    {GCP, "§1.5 seed", "", true},
+    {GC, "§1.6", "", true},
+    {PE, "§1.7", "", true},
+    // VAL-3 contract.
+    {CAS, "VAL-3", "spec: {experimental: {gpuKaiContract: v1alpha1-2026-04}}", false},
+    {CAS, "VAL-3", "spec: {experimental: {gpuKaiContract: none}}", false},
+    {CAS, "VAL-3", "spec: {experimental: null}", false},
+    {CAS, "VAL-3", "spec: {experimental: {gpuKaiContract: null}}", false},
+    {CAS, "VAL-3",
+     "spec: {experimental: {gpuKaiContract: none}, kai: null, enablement: {overrideScheduler: none}}", true},
+    {CAS, "VAL-3", "spec: {experimental: null, kai: null, enablement: {overrideScheduler: none}}", true},
+    {CAS, "VAL-3", "spec: {experimental: null, enablement: {overrideScheduler: none}}",
+     false},                                                         // spec.kai set
+    {CAS, "VAL-3", "spec: {experimental: null, kai: null}", false},  // overrideScheduler kai
+    {CGRP, "VAL-3", "spec: {experimental: null}", false},
+    {CGRP, "VAL-3", "spec: {experimental: {gpuKaiContract: none}}", false},
+    {GRP, "VAL-3", "spec: {experimental: {gpuKaiContract: v1alpha1-2026-04}}", false},
+    {GCP, "VAL-3", "spec: {experimental: null}", false},
+    {GCP, "VAL-3", "spec: {experimental: {gpuKaiContract: v1alpha1-2026-04}}", false},
+    // Enums.
+    {CAS, "VAL-4 enums", "spec: {enablement: {overrideScheduler: x}}", false},
+    {CGRP, "VAL-4 enums", "spec: {metrics: {compute: {prometheus: {interpretation: halfGPU}}}}", false},
+    {CGRP, "§1.4", "spec: {metrics: {compute: {prometheus: {interpretation: currentAllocation}}}}", true},
+    {CPP, "VAL-4 enums", "spec: {scope: {namespaceSelector: {operator: Has}}}", false},
+    {CPP, "§1.2", "spec: {scope: {workloadTypes: [StrimziPodSet, Model]}}", true},
+    {CPP, "VAL-4 enums", "spec: {scope: {workloadTypes: [Pod]}}", false},
+    {CPP, "VAL-4 lists", "spec: {scope: {workloadTypes: [Deployment, Job, Deployment]}}", false},
+    {GC, "VAL-4 GlobalConfiguration", "spec: {kai: {memoryIsolation: HAMi}}", false},
+    {GC, "§1.6", "spec: {kai: {memoryIsolation: HAMiCore}}", true},
+    // Quantities, floor <= ceiling.
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: abc}}}}", false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: \"0\"}}}}", false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: 0.5}}}}",
+     false},  // unquoted decimal
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: 2, floor: \"500m\"}}}}", true},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \" 1\"}}}}", false},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"\"}}}}", false},
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"1e3\", floor: \"+1\"}}}}", true},
+    {CSP, "GPU-3", "spec: {resources: {containers: {app: {requests: {memory: 1.5Gi, cpu: \"0.1\"}}}}}", true},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"-1\"}}}}", false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"0.5\", ceiling: \"0.25\"}}}}",
+     false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"0.25\", ceiling: \"0.25\"}}}}",
+     true},
+    {CAS, "VAL-4 quantities",
+     "spec: {enablement: {gpu: {requests: {containers: {app: {floor: \"0.5\", ceiling: \"0.3\"}}}}}}", false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {cpu: {limits: {floor: 2, ceiling: \"1500m\"}}}}", false},
+    {CAS, "VAL-4 quantities", "spec: {enablement: {memory: {requests: {floor: 1Gi, ceiling: 2Gi}}}}", true},
+    // Integers, minimums and ranges.
+    {CAS, "VAL-4 ranges", "spec: {kai: {vllm: {gpuMemoryUtilizationBufferPercent: 101}}}", false},
+    {CAS, "VAL-4 ranges", "spec: {kai: {vllm: {gpuMemoryUtilizationBufferPercent: 100}}}", true},
+    {CAS, "VAL-4 minimums", "spec: {safetyChecks: {minCpuChangePercent: -1}}", false},
+    {CPP, "VAL-4 minimums", "spec: {weight: -1}", false},
+    {CPP, "VAL-4 minimums", "spec: {weight: 3000000000}", false},  // int32
+    {CPP, "VAL-4 minimums", "spec: {safetyChecks: {maxAnalysisAgeDays: 0}}", false},
+    {CGRP, "VAL-4 minimums", "spec: {metrics: {compute: {upsize: {thresholdPercent: 0}}}}", false},
+    {CGRP, "VAL-4 minimums", "spec: {metrics: {memory: {upsize: {maxPercent: 0}}}}", false},
+    {CGRP, "VAL-4 minimums", "spec: {metrics: {memory: {scaleBack: {headroomPercent: -5}}}}", false},
+    {CGRP, "VAL-4 minimums", "spec: {metrics: {memory: {scaleBack: {thresholdPercent: 0}}}}", false},
+    {GCP, "VAL-4 ranges", "spec: {utilizationThresholdPercent: 0}", false},
+    {GCP, "VAL-4 ranges", "spec: {utilizationThresholdPercent: 101}", false},
+    {GCP, "VAL-4 ranges", "spec: {utilizationThresholdPercent: 100}", true},
+    {GC, "VAL-4 ranges", "spec: {proactive: {headroomPercent: 101}}", false},
+    {GC, "§1.6", "spec: {webhookHealth: {failureThreshold: 0}}", false},
+    {CGRP, "type", "spec: {weight: \"1\"}", false},
+    {CGRP, "type", "spec: {weight: 1.5}", false},
+    // Durations.
+    {CGRP, "VAL-4 durations", "spec: {minPodMetricsAge: 30s}", false},
+    {CGRP, "VAL-4 durations", "spec: {minPodMetricsAge: 0s}", true},
+    {CGRP, "VAL-4 durations", "spec: {minPodMetricsAge: 1m}", true},
+    {CGRP, "VAL-4 durations", "spec: {minPodMetricsAge: 10 minutes}", false},
+    {CGRP, "VAL-4 durations", "spec: {metrics: {compute: {upsize: {metricsWindow: 59s}}}}", false},
+    {CGRP, "VAL-4 durations", "spec: {metrics: {compute: {scaleBack: {metricsWindow: 1h30m}}}}", true},
+    {CGRP, "VAL-4 durations", "spec: {metrics: {compute: {scaleBack: {metricsWindow: 1d}}}}", false},
+    {GCP, "VAL-4 durations", "spec: {requeueAfter: 500ms}", false},
+    {GCP, "VAL-4 durations", "spec: {requeueAfter: 1s}", true},
+    {CAS, "VAL-4 durations", "spec: {safetyChecks: {resizeRetryInterval: 0s}}", false},
+    {CAS, "VAL-4 durations", "spec: {safetyChecks: {minReadyDuration: -1s}}", false},
+    {CAS, "VAL-4 durations", "spec: {safetyChecks: {minReadyDuration: 0s}}", true},
+    {GC, "VAL-4 durations", "spec: {gpuReactiveCheckInterval: 30s}", false},
+    {GC, "VAL-4 durations", "spec: {recommendationReloadInterval: 59s}", false},
+    {GC, "VAL-4 durations", "spec: {webhookOwnerResolutionRetryTimeout: 6s}", false},
+    {GC, "VAL-4 durations", "spec: {webhookOwnerResolutionRetryTimeout: 0s}", false},
+    {GC, "VAL-4 durations", "spec: {webhookOwnerResolutionRetryTimeout: 5s}", true},
+    {GC, "VAL-4 durations", "spec: {prometheus: {requestTimeout: 0s}}", false},
+    {GC, "VAL-4 durations", "spec: {webhookHealth: {transitionCheckInterval: 100ms}}", false},
+    // Required.
+    {CPP, "VAL-4 required", "spec: {automationStrategyRef: null}", false},
+    {CPP, "VAL-4 required", "spec: {automationStrategyRef: {name: \"\"}}", false},
+    {CPP, "VAL-4 required", "spec: {scope: null}", false},
+    {PP, "§1.2", "spec: {scope: null}", true},
+    {CPP, "VAL-4 required", "spec: {scope: {namespaceSelector: null}}", false},
+    {CPP, "VAL-4 lists", "spec: {scope: {namespaceSelector: {values: []}}}", false},
+    {CSP, "VAL-4 required", "spec: {scope: null}", false},
+    {CGRP, "VAL-4 required", "spec: {metrics: {memory: null}}", false},
+    {CGRP, "VAL-4 required", "spec: {metrics: {compute: {prometheus: {metric: null}}}}", false},
+    {CGRP, "VAL-4 required", "spec: {metrics: {compute: {prometheus: {podLabel: null}}}}", false},
+    {GCP, "VAL-4 required", "spec: {nodeSelector: null}", false},
+    {GC, "VAL-4 GlobalConfiguration", "spec: {proactive: {recommendationsConfigMap: {namespace: kubex}}}",
+     false},
+    {GC, "PRO-6", "spec: {proactive: {recommendationsConfigMap: {namespace: kubex, name: recs}}}", true},
+    {PE, "§1.7", "spec: {precedence: [{type: StaticPolicy}]}", false},
+    // Static GPU and resource keys.
+    {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {limits: {gpu: \"1\"}}}}}", false},
+    {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {requests: {gpu: \"0\"}}}}}", false},
+    {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {requests: {nvidia.com/gpu: 1}}}}}",
+     false},
+    {SP, "VAL-4 quantities", "spec: {resources: {containers: {app: {requests: {cpu: lots}}}}}", false},
+    {CSP, "VAL-4 static GPU", "spec: {resources: {containers: {\"*\": {requests: {gpu: 2}}}}}", true},
+    // Patterns.
+    {CGRP, "VAL-4 patterns", "spec: {metrics: {compute: {prometheus: {metric: 1bad}}}}", false},
+    {CGRP, "VAL-4 patterns", "spec: {metrics: {compute: {prometheus: {metric: \"job:gpu_util:avg\"}}}}",
+     true},
+    {CGRP, "VAL-4 patterns", "spec: {metrics: {memory: {prometheus: {containerLabel: my-label}}}}", false},
+    {CAS, "VAL-4 patterns", "spec: {kai: {queue: My_Queue}}", false},
+    {CAS, "VAL-4 patterns", "spec: {kai: {queue: team-a-queue}}", true},
+    {CAS, "VAL-4 patterns", "spec: {scheduling: {inclusionWindows: [{start: \"9:00\", end: \"17:00\"}]}}",
+     false},
+    {CAS, "VAL-4 patterns", "spec: {scheduling: {inclusionWindows: [{start: \"09:00\", end: \"09:00\"}]}}",
+     false},
+    {CAS, "VAL-4 patterns",
+     "spec: {scheduling: {exclusionWindows: [{start: \"22:00\", end: \"24:00\", weekdays: [Sat, Sunday]}]}}",
+     true},
+    {CAS, "§1.1",
+     "spec: {scheduling: {exclusionWindows: [{start: \"22:00\", end: \"24:00\", weekdays: [Caturday]}]}}",
+     false},
+    {CAS, "§1.1", "spec: {safetyChecks: {nodeCpuHeadroom: \"15%\", nodeMemoryHeadroom: 1Gi}}", true},
+    {CAS, "§1.1", "spec: {safetyChecks: {nodeCpuHeadroom: \"lots\"}}", false},
+    {GC, "VAL-4 GlobalConfiguration", "spec: {prometheus: {url: \"prometheus:9090\"}}", false},
+    {GC, "VAL-4 GlobalConfiguration", "spec: {prometheus: {url: \"https://prom.example.com:9090/prefix\"}}",
+     true},
+    // Selectors.
+    {GCP, "VAL-4 selectors", "spec: {nodeSelector: {matchExpressions: [{key: pool, operator: In}]}}", false},
+    {GCP, "VAL-4 selectors",
+     "spec: {nodeSelector: {matchExpressions: [{key: pool, operator: Exists, values: [a]}]}}", false},
+    {GCP, "CON-1",
+     "spec: {nodeSelector: {matchExpressions: [{key: pool, operator: In, values: [\"t4-*\"]}]}}", true},
+    {CPP, "VAL-4 selectors",
+     "spec: {scope: {labelSelector: {matchExpressions: [{key: app, operator: NotIn}]}}}", false},
+    // Lengths and non-empty strings.
+    {CAS, "§1.1", "spec: {kai: {queue: a123456789012345678901234567890123456789012345678901234567890123}}",
+     false},
+    {CAS, "§1.1",
+     "spec: {scheduling: {inclusionWindows: [{start: \"01:00\", end: \"02:00\", timezone: "
+     "Abcdefghijklmnopqrstuvwxyz/Abcdefghijklmnopqrstuvwxyz/Abcdefghijklmn}]}}",
+     false},
+    {CAS, "§1.1", "spec: {scheduling: {inclusionWindows: [{start: \"01:00\"}]}}", false},
+    {GCP, "VAL-4 selectors", "spec: {nodeSelector: {matchExpressions: [{key: \"\", operator: Exists}]}}",
+     false},
+    {GC, "§1.6", "spec: {kai: {schedulerName: \"\"}}", false},
+    {GC, "PRO-6", "spec: {proactive: {recommendationsConfigMap: {namespace: kubex, name: \"\"}}}", false},
+    {PE, "§1.7", "spec: {precedence: [{type: \"\", priority: 1}]}", false},
+    {CPP, "§1.2", "spec: {scope: {namespaceSelector: {values: [1]}}}", false},
+    // Singletons (API-4).
+    {GC, "VAL-4 singletons", "metadata: {name: other}", false},
+    {PE, "VAL-4 singletons", "metadata: {name: other}", false},
+    {PE, "VAL-4 singletons",
+     "spec: {precedence: [{type: StaticPolicy, priority: 1}, {type: StaticPolicy, priority: 2}]}", false},
+    {PE, "VAL-2", "spec: {precedence: [{type: RollbackPolicy, priority: 5}]}", true},
+    {PE, "§1.7", "spec: {precedence: [{type: StaticPolicy, priority: -1}]}", false},
+};
+
+TEST(BehaviouralParity, ValidatorAndCrdSchemaAgreeOnEveryRuleTheSchemaExpresses) {  // API-2
+  for (const auto& c : kCases) {
+    json obj = patched(c.kind, c.patch);
+    ValidationReport engine = validate(c.kind, obj);
+    auto server = server_causes(c.kind, obj);
+    std::string server_text;
+    for (const auto& s : server) server_text += "\n  " + s.message;
+    const std::string what = std::string(info(c.kind).name) + " [" + c.rule + "] " + c.patch;
+    EXPECT_EQ(engine.ok(), c.valid) << what << "\n  validator: " << engine.message();
+    EXPECT_EQ(server.empty(), c.valid) << what << "\n  CRD schema:" << server_text;
+  }
+}
+
+// Rules the CRD schema cannot express (or that kube-apiserver handles by pruning, VAL-5). The validator
+// rejects these; the API server accepts them. The validating webhook (and `kubex validate`) is where they are
+// enforced.
+TEST(BehaviouralParity, ValidatorOnlyRules) {
+  struct Only {
+    Kind kind;
+    const char* why;
+    const char* patch;
+  };
+  const Only only[] = {
+      // Label key/value syntax of selectors (qualified names): not expressible in a structural schema.
+      {CPP, "label key syntax", "spec: {scope: {labelSelector: {matchLabels: {\"bad key!\": x}}}}"},
+      {GCP, "label value syntax", "spec: {nodeSelector: {matchLabels: {pool: \"no spaces\"}}}"},
+      // namespaceSelector is not part of the namespaced kinds' schema: the API server prunes it (VAL-5).
+      {PP, "namespaceSelector on a namespaced kind",
+       "spec: {scope: {namespaceSelector: {operator: In, values: [a]}}}"},
+      {GRP, "namespaceSelector on a namespaced kind",
+       "spec: {scope: {namespaceSelector: {operator: In, values: [a]}}}"},
+  };
+  for (const auto& o : only) {
+    json obj = patched(o.kind, o.patch);
+    EXPECT_FALSE(validate(o.kind, obj).ok()) << o.why;
+    EXPECT_TRUE(server_causes(o.kind, obj).empty())
+        << o.why << " (now expressible in the schema? move it to kCases)";
+  }
+  // status is written by the engine through the status subresource: the schema types it, the validator (which
+  // judges what users write) does not look at it.
+  // Referential rules need the cluster, so neither side checks them here: the strategy named by
+  // automationStrategyRef must exist and be Valid (SEL-4, OBS-1 StrategyNotFound/StrategyInvalid), a strategy
+  // DELETE is denied while referenced (VAL-4 "strategy DELETE"), and spec.kai.queue should exist (VAL-2
+  // warning).
+}
+
+}  // namespace
+}  // namespace kubex::api
