@@ -197,6 +197,9 @@ std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
   }
   // A ReplicaSet is only a link of the owner chain (SEL-1): its Deployment or Rollout carries the template.
   if (w->kind.view() == "ReplicaSet") return w;
+  if (w->kind.view() == "Model" && spec.contains("engine") && spec["engine"].is_string()) {
+    w->model_engine = IStr(spec["engine"].get<std::string>());
+  }
   if (spec.contains("selector")) w->selector_json = spec["selector"].dump();
   if (spec.contains("template")) {
     w->template_json = spec["template"].dump();

@@ -76,7 +76,8 @@ struct WorkloadView : common::CachedObject {
   std::optional<std::int64_t> replicas;
   std::string max_unavailable;  // rolling-update maxUnavailable as written ("25%", "1"), "" if none
   std::string selector_json;    // spec.selector, compact JSON
-  std::string template_json;    // the pod template (spec.template, jobTemplate's, or Model spec), compact JSON
+  std::string template_json;    // the pod template (spec.template or the CronJob's jobTemplate's), compact JSON
+  IStr model_engine;            // kubeai.org Model spec.engine ("VLLM", ...), VLM-1
 
   const OwnerRef* controller() const;
   const IStr* annotation(std::string_view key) const { return find(annotations, key); }

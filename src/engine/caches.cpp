@@ -23,10 +23,13 @@ std::vector<std::string> owner_uids(const std::vector<api::OwnerRef>& owners) {
 }
 
 std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Client>& client,
-                                                  const std::string& plural) {
+                                                  const std::string& group, const std::string& version,
+                                                  const std::string& plural, bool optional = false) {
+  kube::InformerOptions io;
+  io.absent_ok = optional;
   auto inf = std::make_shared<kube::Informer>(
-      client, kube::resource_path("apps", "v1", plural),
-      [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); });
+      client, kube::resource_path(group, version, plural),
+      [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); }, io);
   inf->add_index(kIndexNamespace, by_namespace);
   inf->add_index(kIndexOwnerUid, [](const kube::CachedObject& o) {
     return owner_uids(static_cast<const api::WorkloadView&>(o).owners);
@@ -39,9 +42,32 @@ std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Cl
 std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> Caches::all() const {
   return {{"pods", pods},
           {"nodes", nodes},
+          {"namespaces", namespaces},
           {"replicasets", replicasets},
           {"deployments", deployments},
-          {"statefulsets", statefulsets}};
+          {"statefulsets", statefulsets},
+          {"daemonsets", daemonsets},
+          {"jobs", jobs},
+          {"cronjobs", cronjobs},
+          {"rollouts", rollouts},
+          {"analysisruns", analysisruns},
+          {"models", models},
+          {"strimzipodsets", strimzipodsets},
+          {"queues", queues}};
+}
+
+std::shared_ptr<kube::Informer> Caches::owner_informer(const std::string& kind) const {
+  if (kind == "ReplicaSet") return replicasets;
+  if (kind == "Deployment") return deployments;
+  if (kind == "StatefulSet") return statefulsets;
+  if (kind == "DaemonSet") return daemonsets;
+  if (kind == "Job") return jobs;
+  if (kind == "CronJob") return cronjobs;
+  if (kind == "Rollout") return rollouts;
+  if (kind == "AnalysisRun") return analysisruns;
+  if (kind == "Model") return models;
+  if (kind == "StrimziPodSet") return strimzipodsets;
+  return nullptr;
 }
 
 Caches make_caches(const std::shared_ptr<kube::Client>& client) {
@@ -61,9 +87,21 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
   c.nodes = std::make_shared<kube::Informer>(
       client, kube::resource_path("", "v1", "nodes"),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_node(o); });
-  c.replicasets = workload_informer(client, "replicasets");
-  c.deployments = workload_informer(client, "deployments");
-  c.statefulsets = workload_informer(client, "statefulsets");
+  // Namespaces: their labels and rightsizing annotations (pause-until, ADM-4), as workload-like views.
+  c.namespaces = std::make_shared<kube::Informer>(
+      client, kube::resource_path("", "v1", "namespaces"),
+      [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); });
+  c.replicasets = workload_informer(client, "apps", "v1", "replicasets");
+  c.deployments = workload_informer(client, "apps", "v1", "deployments");
+  c.statefulsets = workload_informer(client, "apps", "v1", "statefulsets");
+  c.daemonsets = workload_informer(client, "apps", "v1", "daemonsets");
+  c.jobs = workload_informer(client, "batch", "v1", "jobs");
+  c.cronjobs = workload_informer(client, "batch", "v1", "cronjobs");
+  c.rollouts = workload_informer(client, "argoproj.io", "v1alpha1", "rollouts", true);
+  c.analysisruns = workload_informer(client, "argoproj.io", "v1alpha1", "analysisruns", true);
+  c.models = workload_informer(client, "kubeai.org", "v1", "models", true);
+  c.strimzipodsets = workload_informer(client, "core.strimzi.io", "v1beta2", "strimzipodsets", true);
+  c.queues = workload_informer(client, "scheduling.run.ai", "v2", "queues", true);
   return c;
 }
 

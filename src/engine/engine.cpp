@@ -5,6 +5,8 @@
 
 #include "common/log.h"
 #include "engine/caches.h"
+#include "engine/inventory.h"
+#include "engine/owners.h"
 #include "engine/webhooks.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
@@ -118,7 +120,9 @@ int run_engine(const EngineOptions& o) {
   }
   // Every replica serves the webhooks (ENG-1); handlers are installed before the server serves.
   Caches caches = make_caches(*client);
-  auto webhooks = EngineWebhooks::start(o, ns, manager, caches);
+  Inventory inventory(*client);
+  OwnerResolver owners(caches, *client);
+  auto webhooks = EngineWebhooks::start(o, ns, manager, caches, inventory, owners);
   if (!webhooks) {
     log.error("cannot start the webhook server", {{"error", webhooks.error().str()}});
     return 1;
@@ -134,6 +138,7 @@ int run_engine(const EngineOptions& o) {
 
   (*webhooks)->start_registration(*client);
   for (auto& [name, inf] : caches.all()) manager.add_informer(name, inf);
+  for (auto& [name, inf] : inventory.informers()) manager.add_informer(name, inf);
   int rc = manager.run();
   (*webhooks)->stop();
   return rc;

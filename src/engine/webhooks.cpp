@@ -2,11 +2,22 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
+#include <set>
+
+#include "api/keys.h"
+#include "api/views.h"
 #include "common/log.h"
+#include "engine/caches.h"
+#include "engine/inventory.h"
+#include "engine/owners.h"
+#include "kube/cache/informer.h"
 #include "kube/runtime/http_endpoints.h"
 #include "kube/runtime/manager.h"
 #include "webhook/admission_metrics.h"
 #include "webhook/certs.h"
+#include "webhook/cr_validation.h"
+#include "webhook/pod_admission.h"
 #include "webhook/registrar.h"
 #include "webhook/server.h"
 
@@ -14,11 +25,102 @@ namespace kubex::engine {
 
 namespace {
 
-// The engine's own handlers, installed before EngineOptions::webhook_installers. The pod mutation handler
-// (ADM, /mutate--v1-pod and /mutate--v1-pod-early) and the CR validation handler (VAL-1, the HLM-2 paths)
-// add themselves here.
+// Where an owner event goes: the workload object (its apiVersion from its kind).
+kube::ObjectReference workload_ref(const api::WorkloadView& v) {
+  static const std::map<std::string, std::string> kApiVersion = {
+      {"Deployment", "apps/v1"},           {"StatefulSet", "apps/v1"},     {"DaemonSet", "apps/v1"},
+      {"ReplicaSet", "apps/v1"},           {"Job", "batch/v1"},            {"CronJob", "batch/v1"},
+      {"Rollout", "argoproj.io/v1alpha1"}, {"AnalysisRun", "argoproj.io/v1alpha1"},
+      {"Model", "kubeai.org/v1"},          {"StrimziPodSet", "core.strimzi.io/v1beta2"}};
+  kube::ObjectReference r;
+  auto it = kApiVersion.find(v.kind.str());
+  r.api_version = it == kApiVersion.end() ? "" : it->second;
+  r.kind = v.kind.str();
+  r.ns = v.ns.str();
+  r.name = v.name;
+  r.uid = v.uid;
+  r.resource_version = v.resource_version;
+  return r;
+}
+
+// ADM: the pod mutation handler on the late and (with --early-webhook-enabled) early paths.
+void install_pod_mutation(const WebhookContext& ctx) {
+  webhook::PodAdmissionDeps deps;
+  const Inventory* inventory = &ctx.inventory;
+  const OwnerResolver* owners = &ctx.owners;
+  const Caches* caches = &ctx.caches;
+  deps.catalog = [inventory] { return inventory->catalog(); };
+  kube::Manager* manager = &ctx.manager;
+  deps.synced = [manager] { return manager->caches_synced(); };
+  deps.owner = [owners](const std::string& ns, const nlohmann::json& pod, common::Duration timeout) {
+    webhook::PodOwner out;
+    std::vector<api::OwnerRef> refs;
+    if (pod.contains("metadata") && pod["metadata"].is_object()) {
+      for (const auto& r : pod["metadata"].value("ownerReferences", nlohmann::json::array())) {
+        if (!r.is_object()) continue;
+        refs.push_back({common::IStr(r.value("apiVersion", "")), common::IStr(r.value("kind", "")),
+                        common::IStr(r.value("name", "")), r.value("uid", ""), r.value("controller", false)});
+      }
+    }
+    OwnerResolution res = owners->resolve(ns, refs, timeout);
+    out.unknown = res.unknown;
+    if (res.view) {
+      out.workload = to_workload(*res.view);
+      out.ref = workload_ref(*res.view);
+    }
+    return out;
+  };
+  deps.namespace_annotations = [caches](const std::string& ns) {
+    std::map<std::string, std::string> out;
+    if (auto v = kube::as<api::WorkloadView>(caches->namespaces->get(ns))) {
+      for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
+    }
+    return out;
+  };
+  deps.events = &ctx.manager.events();
+  deps.dry_run = ctx.options.dry_run;
+  auto handler = std::make_shared<webhook::PodAdmission>(std::move(deps));
+  webhook::HandlerOptions ho;
+  ho.mutating = true;
+  ho.fail_open = true;  // ADM-2: pod creation is never blocked by the engine
+  ctx.server.handle(api::keys::kLatePath,
+                    [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
+  ctx.server.handle(api::keys::kEarlyPath,
+                    [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kEarly); },
+                    ho);
+}
+
+// VAL-1: one validating path per kind (HLM-2).
+void install_cr_validation(const WebhookContext& ctx) {
+  webhook::CrValidationDeps deps;
+  const Inventory* inventory = &ctx.inventory;
+  const Caches* caches = &ctx.caches;
+  bool early = ctx.options.early_webhook_enabled;
+  deps.catalog = [inventory] { return inventory->catalog(); };
+  deps.context = [caches, early] {
+    api::ValidationContext vc;
+    vc.early_webhook_enabled = early;
+    if (caches->queues && caches->queues->synced() && !caches->queues->absent()) {
+      std::set<std::string> names;
+      for (const auto& q : caches->queues->list()) names.insert(q->name);
+      vc.kai_queues = std::move(names);
+    }
+    return vc;
+  };
+  auto handler = std::make_shared<webhook::CrValidation>(std::move(deps));
+  webhook::HandlerOptions ho;
+  ho.mutating = false;
+  ho.fail_open = false;  // an internal error answers 500; the API server applies the failurePolicy
+  for (const auto& ki : api::all_kinds()) {
+    api::Kind k = ki.kind;
+    ctx.server.handle(api::validating_webhook_path(k),
+                      [handler, k](const webhook::AdmissionRequest& r) { return handler->handle(r, k); }, ho);
+  }
+}
+
+// The engine's own handlers, installed before EngineOptions::webhook_installers.
 const std::vector<WebhookInstaller>& builtin_installers() {
-  static const std::vector<WebhookInstaller> installers;
+  static const std::vector<WebhookInstaller> installers = {install_pod_mutation, install_cr_validation};
   return installers;
 }
 
@@ -60,7 +162,9 @@ EngineWebhooks::~EngineWebhooks() {
 common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(const EngineOptions& o,
                                                                       const std::string& ns,
                                                                       kube::Manager& manager,
-                                                                      const Caches& caches) {
+                                                                      const Caches& caches,
+                                                                      const Inventory& inventory,
+                                                                      const OwnerResolver& owners) {
   auto impl = std::make_unique<Impl>();
   impl->metrics = std::make_unique<webhook::AdmissionMetrics>(manager.metrics());
   impl->register_webhooks = o.register_webhooks;
@@ -96,7 +200,7 @@ common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(const Engi
   so.bind_address = o.webhook_bind;
   impl->server = std::make_unique<webhook::Server>(so, impl->certificate);
   impl->server->set_observer(impl->metrics->observer());
-  WebhookContext ctx{*impl->server, manager, caches, o, ns};
+  WebhookContext ctx{*impl->server, manager, caches, inventory, owners, o, ns};
   for (const auto& install : builtin_installers()) install(ctx);
   for (const auto& install : o.webhook_installers) {
     if (install) install(ctx);

@@ -25,12 +25,16 @@ class Server;
 namespace kubex::engine {
 
 struct Caches;
+class Inventory;
+class OwnerResolver;
 
 // What an installer gets.
 struct WebhookContext {
   webhook::Server& server;
   kube::Manager& manager;  // client, metrics, events, informers
   const Caches& caches;
+  const Inventory& inventory;
+  const OwnerResolver& owners;
   const EngineOptions& options;
   const std::string& ns;  // the engine namespace
 };
@@ -45,7 +49,8 @@ class EngineWebhooks {
   // is fatal for the engine (ENG-3).
   static common::Result<std::unique_ptr<EngineWebhooks>> start(const EngineOptions& options,
                                                                const std::string& ns, kube::Manager& manager,
-                                                               const Caches& caches);
+                                                               const Caches& caches, const Inventory& inventory,
+                                                               const OwnerResolver& owners);
   ~EngineWebhooks();
 
   bool serving() const;

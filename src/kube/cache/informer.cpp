@@ -170,7 +170,7 @@ void Informer::apply(const std::string& type, ObjectPtr obj, const std::string& 
   }
 }
 
-bool Informer::relist() {
+Informer::ListOutcome Informer::relist() {
   std::unordered_set<ObjectPtr, KeyHash, KeyEq> fresh;
   ListOptions lo;
   lo.label_selector = options_.label_selector;
@@ -188,10 +188,18 @@ bool Informer::relist() {
     ++stats_.lists;
     if (!rv) ++stats_.errors;
   }
-  if (!rv) {
+  bool absent = !rv && options_.absent_ok && rv.error().not_found();
+  if (!rv && !absent) {
     log_.warn("list failed", {{"path", path_}, {"error", rv.error().str()}});
-    return false;
+    return ListOutcome::kFailed;
   }
+  if (absent) {
+    if (!absent_) log_.info("resource not served; waiting for it to appear", {{"path", path_}});
+    fresh.clear();  // the objects of a resource that went away are gone
+  } else if (absent_) {
+    log_.info("resource served again", {{"path", path_}});
+  }
+  absent_ = absent;
   // Deliver the difference: objects gone while we were not watching, then new or changed ones.
   std::vector<std::string> gone;
   {
@@ -211,7 +219,7 @@ bool Informer::relist() {
     if (cur && cur->resource_version == v->resource_version) continue;
     apply("ADDED", v, "");
   }
-  {
+  if (!absent) {
     std::unique_lock lk(mu_);
     rv_ = *rv;
   }
@@ -220,7 +228,7 @@ bool Informer::relist() {
     synced_ = true;
     sync_cv_.notify_all();
   }
-  return true;
+  return absent ? ListOutcome::kAbsent : ListOutcome::kListed;
 }
 
 void Informer::run() {
@@ -236,8 +244,17 @@ void Informer::run() {
   };
   while (!stop_) {
     if (need_list) {
-      if (!relist()) {
+      ListOutcome listed = relist();
+      if (listed == ListOutcome::kFailed) {
         backoff();
+        continue;
+      }
+      if (listed == ListOutcome::kAbsent) {
+        failures = 0;
+        auto until = std::chrono::steady_clock::now() + options_.absent_poll;
+        while (!stop_ && std::chrono::steady_clock::now() < until) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
         continue;
       }
       need_list = false;

@@ -48,6 +48,11 @@ struct InformerOptions {
   std::chrono::milliseconds resync{0};  // 0 = no periodic resync; otherwise on_update(obj, obj) for all
   std::chrono::milliseconds backoff_base{250};
   std::chrono::milliseconds backoff_cap{30000};
+  // An API that may not be installed (optional owner kinds, CRDs applied after the engine starts): a LIST
+  // answered 404 counts as an empty, synced list, and the informer lists again every `absent_poll` until
+  // the resource appears.
+  bool absent_ok = false;
+  std::chrono::milliseconds absent_poll{10000};
 };
 
 class Informer {
@@ -65,6 +70,8 @@ class Informer {
   void start();
   void stop();
   bool synced() const { return synced_; }
+  // The last LIST found the resource not served (only with InformerOptions::absent_ok).
+  bool absent() const { return absent_; }
   bool wait_synced(std::chrono::milliseconds timeout) const;
 
   ObjectPtr get(const std::string& key) const;
@@ -81,7 +88,8 @@ class Informer {
  private:
   void run();
   void resync_loop();
-  bool relist();  // true on success
+  enum class ListOutcome { kListed, kFailed, kAbsent };
+  ListOutcome relist();
   void apply(const std::string& type, ObjectPtr obj, const std::string& deleted_key);
   void index_add(const ObjectPtr& obj);
   void index_remove(const ObjectPtr& obj);
@@ -111,7 +119,7 @@ class Informer {
   std::map<std::string, std::unordered_map<std::string, std::unordered_set<ObjectPtr>>> indexes_;
   std::string rv_;
 
-  std::atomic<bool> stop_{false}, synced_{false};
+  std::atomic<bool> stop_{false}, synced_{false}, absent_{false};
   mutable std::mutex sync_mu_;
   mutable std::condition_variable sync_cv_;
   std::thread thread_, resync_thread_;

@@ -1,0 +1,109 @@
+#include "engine/inventory.h"
+
+#include <nlohmann/json.hpp>
+
+#include "api/kubex_views.h"
+#include "decide/policy/catalog.h"
+#include "kube/cache/informer.h"
+#include "kube/client/client.h"
+
+namespace kubex::engine {
+
+namespace {
+
+bool in_catalog(api::Kind k) {
+  return api::is_strategy(k) || api::is_policy(k) || k == api::Kind::kGlobalConfiguration ||
+         k == api::Kind::kPolicyEvaluation;
+}
+
+}  // namespace
+
+Inventory::Inventory(const std::shared_ptr<kube::Client>& client, InventoryOptions options)
+    : options_(std::move(options)) {
+  for (const auto& ki : api::all_kinds()) {
+    api::Kind k = ki.kind;
+    kube::InformerOptions io;
+    io.absent_ok = true;  // the CRDs may be installed after the engine
+    auto inf = std::make_shared<kube::Informer>(
+        client, api::collection_path(k),
+        [k](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_kubex_object(k, o); }, io);
+    kube::InformerHandlers h;
+    h.on_add = [this, k](const kube::ObjectPtr& o) { changed(k, o); };
+    h.on_update = [this, k](const kube::ObjectPtr&, const kube::ObjectPtr& o) { changed(k, o); };
+    h.on_delete = [this, k](const kube::ObjectPtr& o) { changed(k, o); };
+    inf->add_handlers(std::move(h));
+    informers_[k] = std::move(inf);
+  }
+}
+
+Inventory::~Inventory() = default;
+
+std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> Inventory::informers() const {
+  std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> out;
+  for (const auto& [k, inf] : informers_) out.emplace_back(api::info(k).plural, inf);
+  return out;
+}
+
+std::shared_ptr<kube::Informer> Inventory::informer(api::Kind k) const {
+  auto it = informers_.find(k);
+  return it == informers_.end() ? nullptr : it->second;
+}
+
+void Inventory::on_change(Listener listener) { listeners_.push_back(std::move(listener)); }
+
+void Inventory::changed(api::Kind k, const common::ObjectPtr& obj) {
+  if (in_catalog(k)) generation_.fetch_add(1);
+  for (const auto& l : listeners_) l(k, obj);
+}
+
+common::ObjectPtr Inventory::global_config() const {
+  return informer(api::Kind::kGlobalConfiguration)->get(options_.global_config_name);
+}
+
+common::ObjectPtr Inventory::policy_evaluation() const {
+  return informer(api::Kind::kPolicyEvaluation)->get(options_.policy_evaluation_name);
+}
+
+std::shared_ptr<const decide::policy::Catalog> Inventory::catalog() const {
+  std::lock_guard lk(mu_);
+  std::uint64_t gen = generation_.load();
+  if (catalog_ && built_generation_ == gen) return catalog_;
+  std::vector<decide::policy::PolicyInput> policies;
+  std::vector<decide::policy::StrategyInput> strategies;
+  for (const auto& [k, inf] : informers_) {
+    if (api::is_strategy(k)) {
+      for (const auto& o : inf->list()) {
+        auto so = kube::as<api::StrategyObject>(o);
+        decide::policy::StrategyInput in;
+        in.strategy = std::shared_ptr<const api::Strategy>(so, &so->parsed.value);
+        in.valid = so->parsed.valid();
+        in.message = so->parsed.report.message();
+        in.contract = so->parsed.report.contract;
+        strategies.push_back(std::move(in));
+      }
+    } else if (api::is_policy(k)) {
+      for (const auto& o : inf->list()) {
+        auto po = kube::as<api::PolicyObject>(o);
+        decide::policy::PolicyInput in;
+        in.policy = std::shared_ptr<const api::Policy>(po, &po->parsed.value);
+        in.spec_valid = po->parsed.valid();
+        in.scope_evaluates = po->parsed.scope_evaluates;
+        in.message = po->parsed.report.message();
+        in.contract = po->parsed.report.contract;
+        policies.push_back(std::move(in));
+      }
+    }
+  }
+  // Invalid singletons still give their best-effort values: a partly wrong global-config must not silently
+  // turn automation back on (VAL-6 reports it on the object).
+  api::GlobalConfigSpec global;
+  if (auto g = global_config()) global = kube::as<api::GlobalConfigObject>(g)->parsed.value.spec;
+  api::PolicyEvaluation evaluation;
+  if (auto e = policy_evaluation()) evaluation = kube::as<api::PolicyEvaluationObject>(e)->parsed.value;
+  catalog_ = std::make_shared<const decide::policy::Catalog>(std::move(policies), std::move(strategies),
+                                                             std::move(global), std::move(evaluation));
+  built_generation_ = gen;
+  return catalog_;
+}
+
+}  // namespace kubex::engine

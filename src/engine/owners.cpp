@@ -1,0 +1,137 @@
+#include "engine/owners.h"
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "kube/cache/informer.h"
+#include "kube/client/client.h"
+
+namespace kubex::engine {
+
+using nlohmann::json;
+
+namespace {
+
+// The REST plural of each owner kind SEL-1 recognises.
+const char* plural_of(const std::string& kind) {
+  if (kind == "ReplicaSet") return "replicasets";
+  if (kind == "Deployment") return "deployments";
+  if (kind == "StatefulSet") return "statefulsets";
+  if (kind == "DaemonSet") return "daemonsets";
+  if (kind == "Job") return "jobs";
+  if (kind == "CronJob") return "cronjobs";
+  if (kind == "Rollout") return "rollouts";
+  if (kind == "AnalysisRun") return "analysisruns";
+  if (kind == "Model") return "models";
+  if (kind == "StrimziPodSet") return "strimzipodsets";
+  return nullptr;
+}
+
+const api::OwnerRef* controller_of(const std::vector<api::OwnerRef>& owners) {
+  for (const auto& o : owners) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+OwnerResolver::OwnerResolver(const Caches& caches, std::shared_ptr<kube::Client> client)
+    : caches_(caches), client_(std::move(client)) {}
+
+std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(const std::string& ns, const api::OwnerRef& ref,
+                                                              std::chrono::steady_clock::time_point deadline) const {
+  auto matches = [&](const std::shared_ptr<const api::WorkloadView>& v) {
+    return v && (ref.uid.empty() || v->uid == ref.uid);
+  };
+  if (auto inf = caches_.owner_informer(ref.kind)) {
+    auto v = kube::as<api::WorkloadView>(inf->get(ns + "/" + ref.name.str()));
+    if (matches(v)) return v;
+  }
+  const char* plural = plural_of(ref.kind);
+  if (!plural || !client_) return nullptr;
+  std::string av = ref.api_version;
+  auto slash = av.find('/');
+  std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
+  std::string version = slash == std::string::npos ? av : av.substr(slash + 1);
+  std::string path = kube::resource_path(group, version, plural, ns, ref.name);
+  while (true) {
+    auto r = client_->get(path);
+    if (r) {
+      auto v = api::project_workload(*r);
+      if (matches(v)) return v;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return nullptr;
+    // The informer may catch up meanwhile (an owner created a moment before its pod).
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (auto inf = caches_.owner_informer(ref.kind)) {
+      auto v = kube::as<api::WorkloadView>(inf->get(ns + "/" + ref.name.str()));
+      if (matches(v)) return v;
+    }
+  }
+}
+
+OwnerResolution OwnerResolver::resolve(const std::string& ns, const std::vector<api::OwnerRef>& owners,
+                                       common::Duration retry_timeout) const {
+  OwnerResolution out;
+  const api::OwnerRef* ref = controller_of(owners);
+  if (!ref) return out;  // a bare pod: no workload
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(retry_timeout);
+  auto get = [&](const api::OwnerRef& r) {
+    auto v = fetch(ns, r, deadline);
+    if (!v) {
+      out.unknown = true;
+      out.detail = r.kind.str() + "/" + r.name.str() + " not found";
+    }
+    return v;
+  };
+  const std::string& kind = ref->kind;
+  if (kind == "StatefulSet" || kind == "DaemonSet" || kind == "Model" || kind == "StrimziPodSet") {
+    out.view = get(*ref);
+    return out;
+  }
+  if (kind == "ReplicaSet") {
+    auto rs = get(*ref);
+    if (!rs) return out;
+    const api::OwnerRef* top = rs->controller();
+    if (!top || (top->kind.view() != "Deployment" && top->kind.view() != "Rollout")) return out;
+    out.view = get(*top);
+    return out;
+  }
+  if (kind == "Job") {
+    auto job = get(*ref);
+    if (!job) return out;
+    const api::OwnerRef* top = job->controller();
+    if (top && (top->kind.view() == "CronJob" || top->kind.view() == "AnalysisRun")) {
+      out.view = get(*top);
+      return out;
+    }
+    if (top) return out;  // a Job owned by something else is not a recognised chain
+    out.view = job;
+    return out;
+  }
+  return out;  // any other chain resolves to no workload
+}
+
+decide::policy::Workload to_workload(const api::WorkloadView& v) {
+  decide::policy::Workload w;
+  w.kind = v.kind.str();
+  w.name = v.name;
+  w.ns = v.ns.str();
+  for (const auto& [k, val] : v.labels) w.labels[k.str()] = val.str();
+  for (const auto& [k, val] : v.annotations) w.annotations[k.str()] = val.str();
+  if (!v.template_json.empty()) {
+    json t = json::parse(v.template_json, nullptr, false);
+    if (t.is_object() && t.contains("metadata") && t["metadata"].is_object() &&
+        t["metadata"].contains("annotations") && t["metadata"]["annotations"].is_object()) {
+      for (auto& [k, val] : t["metadata"]["annotations"].items()) {
+        if (val.is_string()) w.template_annotations[k] = val.get<std::string>();
+      }
+    }
+  }
+  w.model_engine = v.model_engine.str();
+  return w;
+}
+
+}  // namespace kubex::engine

@@ -1,0 +1,27 @@
+#include "webhook/cr_validation.h"
+
+#include <nlohmann/json.hpp>
+
+namespace kubex::webhook {
+
+AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind kind) const {
+  if (req.operation == Operation::kDelete) {
+    if (!api::is_strategy(kind) || !deps_.catalog) return AdmissionResponse::allow();
+    auto refs = deps_.catalog()->referencing(kind, req.ns, req.name);
+    if (refs.empty()) return AdmissionResponse::allow();
+    std::string by;
+    for (const auto& r : refs) by += (by.empty() ? "" : ", ") + r;
+    return AdmissionResponse::deny(
+        403, "Forbidden",
+        std::string(api::info(kind).name) + " \"" + req.name + "\" is still referenced by " + by);
+  }
+  if (req.operation != Operation::kCreate && req.operation != Operation::kUpdate) return AdmissionResponse::allow();
+  api::ValidationContext ctx = deps_.context ? deps_.context() : api::ValidationContext{};
+  api::ValidationReport report = api::validate(kind, *req.object, ctx);
+  AdmissionResponse r =
+      report.ok() ? AdmissionResponse::allow() : AdmissionResponse::deny(422, "Invalid", report.message());
+  r.warnings = report.warnings;
+  return r;
+}
+
+}  // namespace kubex::webhook

@@ -1,0 +1,121 @@
+#include "webhook/pod_admission.h"
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "api/keys.h"
+#include "decide/policy/scope.h"
+
+namespace kubex::webhook {
+
+using nlohmann::json;
+
+namespace {
+
+bool is_probe(const json& pod) {
+  const json* meta = pod.contains("metadata") ? &pod["metadata"] : nullptr;
+  if (!meta || !meta->is_object() || !meta->contains("annotations") || !(*meta)["annotations"].is_object()) {
+    return false;
+  }
+  const json& a = (*meta)["annotations"];
+  auto it = a.find(api::keys::kWebhookProbe);
+  return it != a.end() && it->is_string() && it->get<std::string>() == "true";
+}
+
+// VAL-9: the object must decode as a Pod.
+bool decodes_as_pod(const json& pod) {
+  return pod.is_object() && pod.contains("spec") && pod["spec"].is_object() &&
+         (!pod.contains("metadata") || pod["metadata"].is_object());
+}
+
+}  // namespace
+
+PodAdmission::PodAdmission(PodAdmissionDeps deps) : deps_(std::move(deps)) {
+  if (!deps_.clock) deps_.clock = &common::RealClock::instance();
+}
+
+bool PodAdmission::conflict_event_due(const std::string& owner_key, common::TimePoint now) {
+  std::lock_guard lk(mu_);
+  auto [it, inserted] = last_conflict_event_.try_emplace(owner_key, now);
+  if (inserted) return true;
+  if (now - it->second < std::chrono::hours(1)) return false;
+  it->second = now;
+  return true;
+}
+
+AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass pass) {
+  // ADM-3 (2): only pod CREATE.
+  if (req.kind.kind != "Pod" || req.operation != Operation::kCreate) return AdmissionResponse::allow();
+  const json& pod = *req.object;
+  if (!decodes_as_pod(pod)) {
+    log_.warn("admission object does not decode as a Pod", {{"uid", req.uid}, {"namespace", req.ns}});
+    AdmissionResponse r = AdmissionResponse::allow();
+    r.internal_error = true;
+    return r;
+  }
+  if (deps_.synced && !deps_.synced()) {
+    auto until = std::chrono::steady_clock::now() + deps_.sync_wait;
+    while (!deps_.synced() && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  auto catalog = deps_.catalog();
+  const api::GlobalConfigSpec& global = catalog->global();
+  common::TimePoint now = deps_.clock->now();
+
+  decide::AdmissionInput in;
+  in.pod = &pod;
+  in.pass = pass;
+  in.now = now;
+  in.global = &global;
+  in.evaluation = &catalog->evaluation();
+  in.ns = req.ns.empty() && pod.contains("metadata") ? pod["metadata"].value("namespace", "") : req.ns;
+  in.dry_run = deps_.dry_run || req.dry_run;
+  PodOwner owner;
+  // The owner and namespace are read only when the decision goes past the cheap exits (ADM-3 3-5): probe pods,
+  // disabled automation and protected namespaces never wait for an owner lookup.
+  bool probe = is_probe(pod);
+  bool needs_owner = !probe && global.automation_enabled &&
+                     !decide::policy::namespace_protected(in.ns, global.protected_namespace_patterns);
+  if (needs_owner) {
+    if (deps_.owner) owner = deps_.owner(in.ns, pod, global.webhook_owner_resolution_retry_timeout);
+    if (deps_.namespace_annotations) in.namespace_annotations = deps_.namespace_annotations(in.ns);
+    in.owner_unknown = owner.unknown;
+    if (owner.workload) in.workload = &*owner.workload;
+    in.candidates = catalog->candidates();
+  }
+
+  decide::AdmissionDecision d = decide::decide_admission(in);
+
+  json fields = decide::summary_fields(d.summary);
+  if (!d.ignored_sources.empty()) fields["ignoredSources"] = d.ignored_sources;
+  log_.info("rightsizing summary", fields);
+
+  bool emit_events = deps_.events && !req.dry_run && owner.workload.has_value();
+  if (emit_events && d.strategy_conflict) {
+    std::string key = owner.ref.ns + "/" + owner.ref.kind + "/" + owner.ref.name;
+    if (conflict_event_due(key, now)) {
+      deps_.events->event(owner.ref, kube::EventType::kWarning, "StrategyConflict",
+                          "policies matching " + owner.workload->ref() +
+                              " reference more than one strategy; the strategy of the policy providing "
+                              "the GPU value governs (" + d.summary.strategy + ")");
+    }
+  }
+  AdmissionResponse r = AdmissionResponse::allow();
+  if (!d.patched()) return r;
+  // ADM-15: everything computed, nothing applied. The probe's marker (WHH-2) is not a change to anybody's pod:
+  // a dry-run engine still reports its webhook health.
+  if (deps_.dry_run && !probe) {
+    log_.info("dry run: would mutate pod",
+              {{"namespace", in.ns}, {"pod", d.summary.pod}, {"pass", decide::pass_name(pass)}, {"patch", *d.patch}});
+    if (emit_events) {
+      deps_.events->event(owner.ref, kube::EventType::kNormal, "WouldMutate",
+                          "dry run: pod " + in.ns + "/" + d.summary.pod + " would get: " + d.summary.text);
+    }
+    return r;
+  }
+  r.set_patch(*d.patch);
+  return r;
+}
+
+}  // namespace kubex::webhook

@@ -1,0 +1,61 @@
+// The pod mutation handler (ADM-1..16, WHH-2, OBS-4) for both passes: decodes the pod, asks the engine for
+// what the caches know (the catalog, the owner, the namespace), runs the pure decision (decide/pod_mutation.h)
+// and answers with its JSON Patch — or, with the engine's --dry-run, with none (ADM-15). Writes the one
+// `rightsizing summary` line per decision and the owner events (WouldMutate, StrategyConflict at most once per
+// hour per owner). Requests with dryRun never emit events. The server answers fail-open around it (ADM-2).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "decide/pod_mutation.h"
+#include "decide/policy/catalog.h"
+#include "kube/runtime/event_recorder.h"
+#include "webhook/admission_review.h"
+
+namespace kubex::webhook {
+
+// The owner of a pod as the caches (or the API server) gave it (SEL-1, SEL-2).
+struct PodOwner {
+  bool unknown = false;
+  std::optional<decide::policy::Workload> workload;
+  kube::ObjectReference ref;  // the workload object, for events
+};
+
+struct PodAdmissionDeps {
+  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;  // required
+  // Whether the caches have synced. Until they have, a request waits (at most `sync_wait`) rather than being
+  // decided on empty caches, which would admit a managed pod unconverted.
+  std::function<bool()> synced;
+  std::chrono::milliseconds sync_wait{5000};
+  // SEL-1/2 for a pod; only called when the decision needs it (not for probes, protected namespaces or
+  // while automation is disabled). `retry_timeout`: webhookOwnerResolutionRetryTimeout.
+  std::function<PodOwner(const std::string& ns, const nlohmann::json& pod, common::Duration retry_timeout)> owner;
+  std::function<std::map<std::string, std::string>(const std::string& ns)> namespace_annotations;
+  kube::EventRecorder* events = nullptr;  // may be null
+  const common::Clock* clock = nullptr;   // default: the real clock
+  bool dry_run = false;                   // engine --dry-run (ADM-15)
+};
+
+class PodAdmission {
+ public:
+  explicit PodAdmission(PodAdmissionDeps deps);
+  AdmissionResponse handle(const AdmissionRequest& req, decide::Pass pass);
+
+ private:
+  bool conflict_event_due(const std::string& owner_key, common::TimePoint now);
+
+  PodAdmissionDeps deps_;
+  common::Logger log_{"webhook.pod"};
+  std::mutex mu_;
+  std::unordered_map<std::string, common::TimePoint> last_conflict_event_;
+};
+
+}  // namespace kubex::webhook
