@@ -5,6 +5,8 @@
 
 #include "common/log.h"
 #include "engine/caches.h"
+#include "engine/controllers.h"
+#include "engine/state.h"
 #include "engine/inventory.h"
 #include "engine/owners.h"
 #include "engine/webhooks.h"
@@ -120,7 +122,10 @@ int run_engine(const EngineOptions& o) {
   }
   // Every replica serves the webhooks (ENG-1); handlers are installed before the server serves.
   Caches caches = make_caches(*client);
-  Inventory inventory(*client);
+  InventoryOptions inv_opts;
+  inv_opts.global_config_name = o.global_config_name;
+  inv_opts.policy_evaluation_name = o.policy_evaluation_name;
+  Inventory inventory(*client, inv_opts);
   OwnerResolver owners(caches, *client);
   auto webhooks = EngineWebhooks::start(o, ns, manager, caches, inventory, owners);
   if (!webhooks) {
@@ -139,6 +144,8 @@ int run_engine(const EngineOptions& o) {
   (*webhooks)->start_registration(*client);
   for (auto& [name, inf] : caches.all()) manager.add_informer(name, inf);
   for (auto& [name, inf] : inventory.informers()) manager.add_informer(name, inf);
+  EngineState state{o, ns, *client, manager, caches, inventory, owners};
+  add_controllers(state);
   int rc = manager.run();
   (*webhooks)->stop();
   return rc;

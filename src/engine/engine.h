@@ -21,6 +21,9 @@ struct EngineOptions {
   std::string health_bind = ":8081";
   std::string log_level = "info";
   bool dry_run = false;
+  bool kai_queues = false;                                   // --kai-queues: ensure the built-in queues (QUE-1)
+  std::string global_config_name = "global-config";          // --global-config-name
+  std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
   // Admission webhooks (ENG-3). The server runs on every replica when it has a serving certificate: from
   // --cert-dir or --self-signed-webhook (with neither, it is not started and a warning says so).
   std::string webhook_bind = ":9443";

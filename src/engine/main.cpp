@@ -38,6 +38,13 @@ int main(int argc, char** argv) {
                    "Create or update the engine's webhook configurations (url = --webhook-bind-address)");
   engine->add_flag("--early-webhook-enabled", eo.early_webhook_enabled,
                    "Also register the early pod mutation pass (000-...; required for KAI)");
+  engine->add_flag("--kai-queues", eo.kai_queues,
+                   "Create the built-in KAI queues kubex-parent-queue and kubex-unlimited-gpu-queue when missing");
+  engine->add_option("--global-config-name", eo.global_config_name, "Name of the GlobalConfiguration singleton")
+      ->capture_default_str();
+  engine->add_option("--policy-evaluation-name", eo.policy_evaluation_name,
+                     "Name of the PolicyEvaluation singleton")
+      ->capture_default_str();
   engine->add_option("--log-level", eo.log_level, "debug, info, warn or error")->capture_default_str();
   engine->add_flag("--dry-run", eo.dry_run, "Compute and report changes without writing them")
       ->capture_default_str();

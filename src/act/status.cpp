@@ -1,0 +1,85 @@
+#include "act/status.h"
+
+#include <algorithm>
+
+#include "common/time_format.h"
+
+namespace kubex::act {
+
+using nlohmann::json;
+
+std::vector<std::string> apply_status_change(json& status, const StatusChange& change, std::int64_t generation,
+                                             common::TimePoint now) {
+  std::vector<std::string> transitioned;
+  if (!status.is_object()) status = json::object();
+  json& conds = status["conditions"];
+  if (!conds.is_array()) conds = json::array();
+  // Entries that are not objects with a type are dropped: the list is a map keyed by type.
+  json kept = json::array();
+  for (auto& c : conds) {
+    if (!c.is_object() || !c.contains("type") || !c["type"].is_string()) continue;
+    std::string type = c["type"].get<std::string>();
+    if (std::find(change.remove.begin(), change.remove.end(), type) != change.remove.end()) continue;
+    kept.push_back(std::move(c));
+  }
+  conds = std::move(kept);
+  std::string stamp = common::format_rfc3339(now);
+  for (const auto& u : change.set) {
+    auto it = std::find_if(conds.begin(), conds.end(), [&](const json& c) { return c["type"] == u.type; });
+    if (it == conds.end()) {
+      conds.push_back({{"type", u.type}, {"lastTransitionTime", stamp}});
+      it = std::prev(conds.end());
+      transitioned.push_back(u.type);
+    } else if (it->value("status", "") != u.status) {
+      (*it)["lastTransitionTime"] = stamp;
+      transitioned.push_back(u.type);
+    }
+    (*it)["status"] = u.status;
+    (*it)["reason"] = u.reason;
+    // API-1: message <= 32768 characters.
+    (*it)["message"] = u.message.size() > 32768 ? u.message.substr(0, 32765) + "..." : u.message;
+    (*it)["observedGeneration"] = generation;
+    if (!it->contains("lastTransitionTime")) (*it)["lastTransitionTime"] = stamp;
+  }
+  std::sort(conds.begin(), conds.end(),
+            [](const json& a, const json& b) { return a["type"].get<std::string>() < b["type"].get<std::string>(); });
+  for (auto& [k, v] : change.fields.items()) {
+    if (v.is_null()) {
+      status.erase(k);
+    } else {
+      status[k] = v;
+    }
+  }
+  status["observedGeneration"] = generation;
+  return transitioned;
+}
+
+kube::KResult<StatusResult> update_status(kube::Client& client, const std::string& object_path,
+                                          const StatusChange& change, common::TimePoint now, int attempts) {
+  kube::ApiStatus last;
+  for (int i = 0; i < attempts; ++i) {
+    auto cur = client.get(object_path);
+    if (!cur) return std::unexpected(cur.error());
+    json obj = std::move(*cur);
+    std::int64_t generation = 0;
+    if (obj.contains("metadata") && obj["metadata"].is_object()) {
+      generation = obj["metadata"].value("generation", std::int64_t{0});
+    }
+    json before = obj.contains("status") ? obj["status"] : json();
+    json status = before;
+    StatusResult result;
+    result.transitioned = apply_status_change(status, change, generation, now);
+    if (status == before) return result;
+    obj["status"] = status;
+    auto res = client.update(object_path + "/status", obj);
+    if (res) {
+      result.written = true;
+      return result;
+    }
+    if (!res.error().conflict()) return std::unexpected(res.error());
+    last = res.error();
+  }
+  return std::unexpected(last);
+}
+
+}  // namespace kubex::act

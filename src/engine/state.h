@@ -1,0 +1,32 @@
+// What the engine's parts share once it is connected: options, the client, the manager, the caches, kubex's own
+// objects and owner resolution. Controllers and webhook handlers are built from it (engine/controllers.h,
+// engine/webhooks.h).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/caches.h"
+#include "engine/engine.h"
+
+namespace kubex::kube {
+class Client;
+class Manager;
+}  // namespace kubex::kube
+
+namespace kubex::engine {
+
+class Inventory;
+class OwnerResolver;
+
+struct EngineState {
+  const EngineOptions& options;
+  const std::string& ns;  // the engine namespace
+  std::shared_ptr<kube::Client> client;
+  kube::Manager& manager;
+  const Caches& caches;
+  Inventory& inventory;
+  const OwnerResolver& owners;
+};
+
+}  // namespace kubex::engine
