@@ -43,13 +43,7 @@ std::vector<std::string> apply_status_change(json& status, const StatusChange& c
   }
   std::sort(conds.begin(), conds.end(),
             [](const json& a, const json& b) { return a["type"].get<std::string>() < b["type"].get<std::string>(); });
-  for (auto& [k, v] : change.fields.items()) {
-    if (v.is_null()) {
-      status.erase(k);
-    } else {
-      status[k] = v;
-    }
-  }
+  if (change.fields.is_object() && !change.fields.empty()) status.merge_patch(change.fields);
   status["observedGeneration"] = generation;
   return transitioned;
 }

@@ -21,7 +21,7 @@ struct ConditionUpdate {
 struct StatusChange {
   std::vector<ConditionUpdate> set;
   std::vector<std::string> remove;                    // condition types to drop
-  nlohmann::json fields = nlohmann::json::object();   // merged into status (null values delete the key)
+  nlohmann::json fields = nlohmann::json::object();   // a JSON merge patch of status (RFC 7386: null deletes)
 };
 
 struct StatusResult {

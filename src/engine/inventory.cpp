@@ -11,6 +11,19 @@ namespace kubex::engine {
 
 namespace {
 
+// metadata.generation of a cached kubex object: it moves only when the spec changes (status subresource).
+std::int64_t generation_of(api::Kind k, const kube::ObjectPtr& o) {
+  if (!o) return -1;
+  if (api::is_strategy(k)) return kube::as<api::StrategyObject>(o)->parsed.value.meta.generation;
+  if (api::is_policy(k)) return kube::as<api::PolicyObject>(o)->parsed.value.meta.generation;
+  switch (k) {
+    case api::Kind::kGpuConsolidationPolicy: return kube::as<api::ConsolidationObject>(o)->parsed.value.meta.generation;
+    case api::Kind::kGlobalConfiguration: return kube::as<api::GlobalConfigObject>(o)->parsed.value.meta.generation;
+    case api::Kind::kPolicyEvaluation: return kube::as<api::PolicyEvaluationObject>(o)->parsed.value.meta.generation;
+    default: return -1;
+  }
+}
+
 bool in_catalog(api::Kind k) {
   return api::is_strategy(k) || api::is_policy(k) || k == api::Kind::kGlobalConfiguration ||
          k == api::Kind::kPolicyEvaluation;
@@ -29,7 +42,11 @@ Inventory::Inventory(const std::shared_ptr<kube::Client>& client, InventoryOptio
         [k](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_kubex_object(k, o); }, io);
     kube::InformerHandlers h;
     h.on_add = [this, k](const kube::ObjectPtr& o) { changed(k, o); };
-    h.on_update = [this, k](const kube::ObjectPtr&, const kube::ObjectPtr& o) { changed(k, o); };
+    // Status-only writes (the engine's own conditions) do not change what decisions read: no notification,
+    // or every status write would trigger the controllers that write status again.
+    h.on_update = [this, k](const kube::ObjectPtr& old, const kube::ObjectPtr& o) {
+      if (generation_of(k, old) != generation_of(k, o)) changed(k, o);
+    };
     h.on_delete = [this, k](const kube::ObjectPtr& o) { changed(k, o); };
     inf->add_handlers(std::move(h));
     informers_[k] = std::move(inf);

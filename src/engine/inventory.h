@@ -46,8 +46,9 @@ class Inventory {
   common::ObjectPtr global_config() const;
   common::ObjectPtr policy_evaluation() const;
 
-  // Called for every add, update and delete of kind `k`, after the catalog was invalidated. Register before the
-  // informers start.
+  // Called for every add and delete of kind `k`, and for updates that change metadata.generation (spec
+  // changes; the engine's own status writes do not notify), after the catalog was invalidated. Register before
+  // the informers start.
   using Listener = std::function<void(api::Kind k, const common::ObjectPtr& obj)>;
   void on_change(Listener listener);
 

@@ -114,24 +114,4 @@ OwnerResolution OwnerResolver::resolve(const std::string& ns, const std::vector<
   return out;  // any other chain resolves to no workload
 }
 
-decide::policy::Workload to_workload(const api::WorkloadView& v) {
-  decide::policy::Workload w;
-  w.kind = v.kind.str();
-  w.name = v.name;
-  w.ns = v.ns.str();
-  for (const auto& [k, val] : v.labels) w.labels[k.str()] = val.str();
-  for (const auto& [k, val] : v.annotations) w.annotations[k.str()] = val.str();
-  if (!v.template_json.empty()) {
-    json t = json::parse(v.template_json, nullptr, false);
-    if (t.is_object() && t.contains("metadata") && t["metadata"].is_object() &&
-        t["metadata"].contains("annotations") && t["metadata"]["annotations"].is_object()) {
-      for (auto& [k, val] : t["metadata"]["annotations"].items()) {
-        if (val.is_string()) w.template_annotations[k] = val.get<std::string>();
-      }
-    }
-  }
-  w.model_engine = v.model_engine.str();
-  return w;
-}
-
 }  // namespace kubex::engine

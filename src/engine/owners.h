@@ -41,7 +41,4 @@ class OwnerResolver {
   std::shared_ptr<kube::Client> client_;
 };
 
-// A workload view as the policy decisions see it (labels, annotations, template annotations, Model engine).
-decide::policy::Workload to_workload(const api::WorkloadView& view);
-
 }  // namespace kubex::engine

@@ -5,9 +5,11 @@
 #include <map>
 #include <set>
 
+#include "act/owner_annotations.h"
 #include "api/keys.h"
 #include "api/views.h"
 #include "common/log.h"
+#include "controllers/workloads.h"
 #include "engine/caches.h"
 #include "engine/inventory.h"
 #include "engine/owners.h"
@@ -27,14 +29,8 @@ namespace {
 
 // Where an owner event goes: the workload object (its apiVersion from its kind).
 kube::ObjectReference workload_ref(const api::WorkloadView& v) {
-  static const std::map<std::string, std::string> kApiVersion = {
-      {"Deployment", "apps/v1"},           {"StatefulSet", "apps/v1"},     {"DaemonSet", "apps/v1"},
-      {"ReplicaSet", "apps/v1"},           {"Job", "batch/v1"},            {"CronJob", "batch/v1"},
-      {"Rollout", "argoproj.io/v1alpha1"}, {"AnalysisRun", "argoproj.io/v1alpha1"},
-      {"Model", "kubeai.org/v1"},          {"StrimziPodSet", "core.strimzi.io/v1beta2"}};
   kube::ObjectReference r;
-  auto it = kApiVersion.find(v.kind.str());
-  r.api_version = it == kApiVersion.end() ? "" : it->second;
+  r.api_version = act::owner_api_version(v.kind.str());
   r.kind = v.kind.str();
   r.ns = v.ns.str();
   r.name = v.name;
@@ -65,7 +61,7 @@ void install_pod_mutation(const WebhookContext& ctx) {
     OwnerResolution res = owners->resolve(ns, refs, timeout);
     out.unknown = res.unknown;
     if (res.view) {
-      out.workload = to_workload(*res.view);
+      out.workload = controllers::decision_workload(*res.view);
       out.ref = workload_ref(*res.view);
     }
     return out;

@@ -6,7 +6,10 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -123,3 +126,111 @@ def namespace(sim, request):
     sim.kubectl("create", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
     yield name
     sim.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+class EngineProcess:
+    """A `kubex engine` process whose JSON log lines are collected as they arrive."""
+
+    def __init__(self, kubeconfig, namespace="kubex", extra_args=(), leader_elect=None):
+        self.args = [str(BIN / "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", namespace,
+                     "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"]
+        if leader_elect is not None:
+            self.args.append(f"--leader-elect={'true' if leader_elect else 'false'}")
+        self.args += list(extra_args)
+        self.lines, self.raw = [], []
+        self.lock = threading.Lock()
+        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in self.proc.stdout:
+            text = raw.decode(errors="replace").rstrip("\n")
+            with self.lock:
+                self.raw.append(text)
+                try:
+                    self.lines.append(json.loads(text))
+                except ValueError:
+                    pass
+
+    def find(self, msg, **fields):
+        with self.lock:
+            return next((l for l in self.lines
+                         if l.get("msg") == msg and all(l.get(k) == v for k, v in fields.items())), None)
+
+    def find_all(self, msg, **fields):
+        with self.lock:
+            return [l for l in self.lines if l.get("msg") == msg and all(l.get(k) == v for k, v in fields.items())]
+
+    def wait_line(self, msg, timeout=20.0, **fields):
+        return wait_for(lambda: self.find(msg, **fields), timeout=timeout,
+                        what=f"log line {msg!r} {fields or ''}; output:\n{self.output()}")
+
+    def output(self):
+        with self.lock:
+            return "\n".join(self.raw[-40:])
+
+    @property
+    def health_port(self):
+        return self.wait_line("serving health probes")["port"]
+
+    @property
+    def metrics_port(self):
+        return self.wait_line("serving metrics")["port"]
+
+    def get(self, port, path):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
+
+    def readyz(self):
+        return self.get(self.health_port, "/readyz")
+
+    def wait_ready(self, timeout=30.0):
+        wait_for(lambda: self.readyz()[0] == 200, timeout=timeout, what=f"engine /readyz; output:\n{self.output()}")
+        return self
+
+    def metrics(self):
+        status, body = self.get(self.metrics_port, "/metrics")
+        assert status == 200
+        return body
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait_exit(self, timeout=15.0):
+        return self.proc.wait(timeout=timeout)
+
+    def stop(self):
+        """SIGTERM, then SIGKILL after 20 s; returns the exit code."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.reader.join(timeout=5)
+        return self.proc.returncode
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+@pytest.fixture
+def engines():
+    """Starts `kubex engine` processes (EngineProcess arguments); all are stopped after the test."""
+    started = []
+
+    def start(*args, **kw):
+        e = EngineProcess(*args, **kw)
+        started.append(e)
+        return e
+
+    yield start
+    for e in started:
+        e.kill()

@@ -17,91 +17,25 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import BIN, wait_for
+from conftest import BIN, EngineProcess, wait_for
 
 LEASE = "kubex-automation-engine-leader"
 LEASE_DURATION = 15.0
 RETRY_PERIOD = 2.0 * 1.2  # the retry period with its maximum jitter
 
 
-class Engine:
-    """A `kubex engine` process whose JSON log lines are collected as they arrive."""
-
-    def __init__(self, kubeconfig, namespace, extra_args=()):
-        self.args = [str(BIN / "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", namespace,
-                     "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0",
-                     *extra_args]
-        self.lines = []
-        self.raw = []
-        self.lock = threading.Lock()
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for raw in self.proc.stdout:
-            text = raw.decode(errors="replace").rstrip("\n")
-            with self.lock:
-                self.raw.append(text)
-                try:
-                    self.lines.append(json.loads(text))
-                except ValueError:
-                    pass
-
-    def find(self, msg):
-        with self.lock:
-            return next((l for l in self.lines if l.get("msg") == msg), None)
-
-    def wait_line(self, msg, timeout=20.0):
-        return wait_for(lambda: self.find(msg), timeout=timeout, what=f"log line {msg!r}; output: {self.output()}")
-
-    def output(self):
-        with self.lock:
-            return "\n".join(self.raw[-40:])
+class Engine(EngineProcess):
+    """An engine process with leader-election helpers."""
 
     @property
     def identity(self):
         return self.wait_line("starting kubex engine")["identity"]
-
-    @property
-    def health_port(self):
-        return self.wait_line("serving health probes")["port"]
-
-    @property
-    def metrics_port(self):
-        return self.wait_line("serving metrics")["port"]
-
-    def get(self, port, path):
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.read().decode()
-
-    def readyz(self):
-        return self.get(self.health_port, "/readyz")
-
-    def metrics(self):
-        status, body = self.get(self.metrics_port, "/metrics")
-        assert status == 200
-        return body
 
     def leader_status(self):
         for line in self.metrics().splitlines():
             if line.startswith(f'leader_election_master_status{{name="{LEASE}"}}'):
                 return float(line.split()[-1])
         return None
-
-    def signal(self, sig):
-        self.proc.send_signal(sig)
-
-    def wait_exit(self, timeout=15.0):
-        return self.proc.wait(timeout=timeout)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
 
 
 @pytest.fixture
@@ -115,7 +49,7 @@ def engines():
 
     yield start
     for e in started:
-        e.stop()
+        e.kill()
 
 
 @pytest.fixture(scope="module")

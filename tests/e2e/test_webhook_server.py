@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN, wait_for
+from conftest import BIN, EngineProcess, wait_for
 from webhook_server import make_certs
 
 LATE = "zzz-kubex-mutating-webhook-configuration"
@@ -36,49 +36,11 @@ KINDS = [  # (singular, plural, strategy)
 ]
 
 
-class Engine:
-    """A `kubex engine` process whose JSON log lines are collected as they arrive."""
+class Engine(EngineProcess):
+    """An engine in namespace default without leader election."""
 
     def __init__(self, kubeconfig, *extra):
-        self.args = [str(BIN / "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", "default",
-                     "--leader-elect=false", "--metrics-bind-address", "127.0.0.1:0",
-                     "--health-probe-bind-address", "127.0.0.1:0", *extra]
-        self.lines, self.raw = [], []
-        self.lock = threading.Lock()
-        self.proc = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
-
-    def _read(self):
-        for raw in self.proc.stdout:
-            text = raw.decode(errors="replace").rstrip("\n")
-            with self.lock:
-                self.raw.append(text)
-                try:
-                    self.lines.append(json.loads(text))
-                except ValueError:
-                    pass
-
-    def wait_line(self, msg, timeout=20.0):
-        def find():
-            with self.lock:
-                return next((l for l in self.lines if l.get("msg") == msg), None)
-        return wait_for(find, timeout=timeout, what=f"log line {msg!r}; output:\n{self.output()}")
-
-    def output(self):
-        with self.lock:
-            return "\n".join(self.raw[-40:])
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.reader.join(timeout=5)
-        return self.proc.returncode
+        super().__init__(kubeconfig, "default", extra, leader_elect=False)
 
 
 def run_once(*args, timeout=20):

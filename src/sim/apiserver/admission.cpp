@@ -318,17 +318,27 @@ std::expected<void, ApiError> Admission::run(bool mutating, const Attributes& a,
     }
     if (!resp->value("allowed", false)) {
       json st = resp->value("status", json::object());
-      int code = st.value("code", 0);
-      if (code == 0) code = 403;
+      // Like kube-apiserver's webhookerrors.ToStatusErr: the webhook's own Status goes to the client, with a code
+      // of at least 400 and the message prefixed; details are only what the webhook sent (none of the admitted
+      // object's), so kubectl prints the webhook's message.
+      int code = st.is_object() ? st.value("code", 0) : 0;
       if (code < 400) code = 400;
-      std::string message = st.value("message", "");
-      ApiError e{code, st.value("reason", ""),
-                 "admission webhook \"" + h.name() + "\" denied the request" + (message.empty() ? "" : ": " + message),
-                 a.name, r.group, r.plural, {}, 0};
-      if (e.reason.empty()) e.reason = code == 403 ? "Forbidden" : (code == 422 ? "Invalid" : "BadRequest");
-      if (st.contains("details") && st["details"].contains("causes") && st["details"]["causes"].is_array()) {
-        for (const auto& c : st["details"]["causes"]) {
-          e.causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+      std::string message = st.is_object() ? st.value("message", "") : "";
+      std::string reason = st.is_object() ? st.value("reason", "") : "";
+      std::string denied = "admission webhook \"" + h.name() + "\" denied the request";
+      ApiError e{code, reason,
+                 !message.empty() ? denied + ": " + message
+                                  : (!reason.empty() ? denied + ": " + reason : denied + " without explanation"),
+                 "", "", "", {}, 0};
+      if (st.is_object() && st.contains("details") && st["details"].is_object()) {
+        const json& d = st["details"];
+        e.name = d.value("name", "");
+        e.group = d.value("group", "");
+        e.kind = d.value("kind", "");
+        if (d.contains("causes") && d["causes"].is_array()) {
+          for (const auto& c : d["causes"]) {
+            if (c.is_object()) e.causes.push_back({c.value("reason", ""), c.value("message", ""), c.value("field", "")});
+          }
         }
       }
       return std::unexpected(e);

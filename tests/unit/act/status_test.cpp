@@ -39,6 +39,14 @@ TEST(StatusChange, ConditionsAreAMapByTypeWithGenerationsAndTransitionTimes) {  
   EXPECT_EQ(apply_status_change(status, c, 4, t1), std::vector<std::string>{"Ready"});
   EXPECT_EQ(status["conditions"][1]["lastTransitionTime"], "2027-01-15T08:05:00Z");
 
+  // Nested fields merge (RFC 7386): siblings stay.
+  c.set.clear();
+  c.fields = {{"recommendationReload", {{"lastError", "boom"}}}};
+  apply_status_change(status, c, 4, t1);
+  c.fields = {{"recommendationReload", {{"lastCount", 2}}}};
+  apply_status_change(status, c, 4, t1);
+  EXPECT_EQ(status["recommendationReload"], (json{{"lastError", "boom"}, {"lastCount", 2}}));
+
   // Removal and field deletion.
   c.set.clear();
   c.remove = {"AutomationStrategyResolved"};

@@ -1,0 +1,85 @@
+// The `proactivepolicy` controller's ConfigMap part (PRO-6, PRO-1, PRO-5): loads the recommendations document
+// named by GlobalConfiguration spec.proactive.recommendationsConfigMap (key `recommendations.json`) every
+// recommendationReloadInterval, when global-config or kubex's policies change, and when the ConfigMap changes;
+// reports the load on global-config (RecommendationsLoaded, status.recommendationReload) with a
+// RecommendationReloadFailed event on failure, keeping the last good set; and writes each workload's values,
+// clamped by the strategy, under the winning proactive policy's prefix in `desired-resource-requests`
+// (`{"<container>":{"gpu":"0.4"}}`). The annotation is removed when the workload is no longer matched by a
+// valid proactive policy or has no value any more. History-based values (PRO-2) come with the Prometheus
+// recommender. Counts kubex_gpu_recommendations_total{policy_kind,direction} when a written value changes.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "controllers/workloads.h"
+#include "decide/policy/catalog.h"
+#include "decide/proactive.h"
+#include "kube/runtime/controller.h"
+#include "kube/runtime/event_recorder.h"
+#include "kube/runtime/runnable.h"
+
+namespace kubex::kube {
+class Client;
+class Metrics;
+}  // namespace kubex::kube
+
+namespace kubex::controllers {
+
+struct ProactiveOptions {
+  bool dry_run = false;
+  std::string global_config_name = "global-config";
+  const common::Clock* clock = nullptr;  // default: the real clock
+};
+
+class ProactiveRecommendations final : public kube::Runnable {
+ public:
+  ProactiveRecommendations(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+                           std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
+                           kube::Metrics* metrics, kube::EventRecorder* events, ProactiveOptions options = {});
+  ~ProactiveRecommendations() override;
+
+  const std::string& name() const override { return controller_.name(); }
+  void start() override;
+  void stop() override;
+
+  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(workload_key(w)); }
+  // Policies or global-config changed: reload (the location or interval may have changed) and re-evaluate.
+  void policies_changed() { controller_.enqueue(kReload); }
+
+  kube::ReconcileOutcome reconcile(const std::string& key);
+
+ private:
+  static constexpr const char* kReload = "~reload";
+  kube::ReconcileOutcome reload();
+  kube::ReconcileOutcome reconcile_workload(const std::string& key);
+  void watch_loop();
+  void report(bool ok, const std::string& reason, const std::string& message, std::size_t count);
+
+  std::shared_ptr<kube::Client> client_;
+  WorkloadCaches caches_;
+  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
+  kube::EventRecorder* events_;
+  ProactiveOptions options_;
+  kube::Controller controller_;
+  common::Logger log_{"controller.proactivepolicy"};
+  struct Counter;
+  std::unique_ptr<Counter> recommendations_total_;
+
+  std::mutex mu_;
+  std::optional<decide::RecommendationSet> set_;  // the last good document
+  std::string location_;                          // "ns/name" it came from
+  std::string loaded_rv_;                         // resourceVersion of the ConfigMap last read
+  std::atomic<bool> stop_{false};
+  std::thread watcher_;
+};
+
+}  // namespace kubex::controllers

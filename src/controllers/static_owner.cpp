@@ -1,0 +1,84 @@
+#include "controllers/static_owner.h"
+
+#include <nlohmann/json.hpp>
+
+#include "act/owner_annotations.h"
+#include "decide/policy/match.h"
+#include "decide/static_owner.h"
+#include "kube/client/client.h"
+
+namespace kubex::controllers {
+
+namespace {
+
+kube::ControllerOptions controller_options(kube::Metrics* metrics) {
+  kube::ControllerOptions o;
+  o.metrics = metrics;
+  return o;
+}
+
+}  // namespace
+
+StaticOwnerController::StaticOwnerController(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+                                             std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
+                                             kube::Metrics* metrics, StaticOwnerOptions options)
+    : client_(std::move(client)),
+      caches_(std::move(caches)),
+      catalog_(std::move(catalog)),
+      options_(options),
+      controller_("staticpolicy", [this](const std::string& key) { return reconcile(key); },
+                  controller_options(metrics)) {}
+
+StaticOwnerController::~StaticOwnerController() { stop(); }
+
+void StaticOwnerController::start() {
+  controller_.start();
+  controller_.enqueue(kAll);
+}
+
+void StaticOwnerController::stop() { controller_.stop(); }
+
+kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) {
+  if (key == kAll) {
+    for (const auto& w : list_workloads(caches_)) controller_.enqueue(workload_key(*w));
+    return kube::ReconcileResult{false, options_.resync};
+  }
+  auto w = find_workload(caches_, key);
+  if (!w) return kube::ReconcileResult{};  // gone
+  auto catalog = catalog_();
+  decide::policy::Workload workload = decision_workload(*w);
+  decide::policy::Match match = decide::policy::match_policies(
+      workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);
+  auto targets = target_containers_of(caches_, *w);
+  decide::OwnerAnnotationPlan plan = decide::static_owner_annotations(match, workload, targets);
+  if (plan.hold) return kube::ReconcileResult{};  // RBK-4: every matching policy is invalid
+  std::vector<std::string> remove = plan.remove;
+  for (const auto& k : match.stale_annotations) {
+    if (!plan.desired.count(k) && workload.annotations.count(k)) remove.push_back(k);
+  }
+  std::map<std::string, std::string> set;
+  for (const auto& [k, v] : plan.desired) {
+    auto it = workload.annotations.find(k);
+    if (it == workload.annotations.end() || it->second != v) set[k] = v;
+  }
+  std::erase_if(remove, [&](const std::string& k) { return !workload.annotations.count(k); });
+  if (set.empty() && remove.empty()) return kube::ReconcileResult{};
+  nlohmann::json fields = {{"owner", workload.ref()}, {"namespace", workload.ns}, {"set", set}, {"remove", remove}};
+  if (options_.dry_run) {
+    log_.info("dry run: would update owner annotations", fields);
+    return kube::ReconcileResult{};
+  }
+  act::OwnerRef ref{act::owner_api_version(workload.kind), workload.kind, workload.ns, workload.name,
+                    w->resource_version};
+  auto r = act::patch_owner_annotations(*client_, ref, set, remove);
+  if (!r) {
+    if (r.error().not_found()) return kube::ReconcileResult{};
+    // 409: the cache is behind the object. Not an error: try again once the informer has the new version.
+    if (r.error().conflict()) return kube::ReconcileResult{true};
+    return std::unexpected("patching owner annotations of " + workload.ref() + ": " + r.error().str());
+  }
+  log_.info("updated owner annotations", fields);
+  return kube::ReconcileResult{};
+}
+
+}  // namespace kubex::controllers

@@ -1,0 +1,60 @@
+// The `staticpolicy` controller: keeps every workload's static owner annotations (SEL-7, SPEC §2:
+// `static.`/`cwstatic.rightsizing.kubex.ai/desired-resource-requests|limits`) equal to the merged static result
+// of the policies matching it, so users and admission read the same desired state; also drops the owner
+// annotations SEL-7 says belong to no recommender any more. Level-triggered per workload; all workloads are
+// re-evaluated when kubex's objects change and every resync period. With --dry-run nothing is written.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/log.h"
+#include "controllers/workloads.h"
+#include "decide/policy/catalog.h"
+#include "kube/runtime/controller.h"
+#include "kube/runtime/runnable.h"
+
+namespace kubex::kube {
+class Client;
+class Metrics;
+}  // namespace kubex::kube
+
+namespace kubex::controllers {
+
+struct StaticOwnerOptions {
+  bool dry_run = false;
+  common::Duration resync = std::chrono::minutes(5);
+};
+
+class StaticOwnerController final : public kube::Runnable {
+ public:
+  StaticOwnerController(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+                        std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
+                        kube::Metrics* metrics, StaticOwnerOptions options = {});
+  ~StaticOwnerController() override;
+
+  const std::string& name() const override { return controller_.name(); }
+  void start() override;
+  void stop() override;
+
+  // Event hooks.
+  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(workload_key(w)); }
+  void policies_changed() { controller_.enqueue(kAll); }
+
+  // One reconcile (tests call it directly).
+  kube::ReconcileOutcome reconcile(const std::string& key);
+
+ private:
+  static constexpr const char* kAll = "~all";
+
+  std::shared_ptr<kube::Client> client_;
+  WorkloadCaches caches_;
+  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
+  StaticOwnerOptions options_;
+  kube::Controller controller_;
+  common::Logger log_{"controller.staticpolicy"};
+};
+
+}  // namespace kubex::controllers

@@ -1,0 +1,312 @@
+"""GPU sharing at admission, end to end (issue 6): kubex-sim with the rightsizing CRDs, the guide's starter
+example, and the real `kubex engine` with its early and late pod webhooks and validating webhook registered.
+Real kubectl and the official Python client create the objects; kubex-sim's KAI-like scheduler places the pods.
+"""
+import json
+import subprocess
+
+import pytest
+from kubernetes import client
+
+from conftest import BIN, EngineProcess, ROOT, wait_for
+
+API = "rightsizing.kubex.ai/v1alpha1"
+STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
+
+
+def apply(sim, *objs):
+    return sim.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objs)}))
+
+
+def queue(name, parent=None):
+    spec = {"resources": {r: {"quota": -1, "limit": -1, "overQuotaWeight": 1} for r in ("cpu", "gpu", "memory")}}
+    if parent:
+        spec["parentQueue"] = parent
+    return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+
+
+def gpu_deployment(name, ns, replicas=0, labels=None, container="app", args=None, template_meta=None,
+                   scheduler=None, gpus=1):
+    c = {"name": container, "image": "nvidia/cuda:12.4-base"}
+    if gpus is not None:
+        c["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
+    if args:
+        c["args"] = args
+    meta = {"labels": {"app": name}}
+    for k, v in (template_meta or {}).items():
+        meta.setdefault(k, {}).update(v)
+    spec = {"containers": [c]}
+    if scheduler:
+        spec["schedulerName"] = scheduler
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": name, **(labels or {})}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": meta, "spec": spec}}}
+
+
+def static_policy(name, ns, gpu, strategy="kai-gpu-sharing", containers="*", workload_types=("Deployment",)):
+    return {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": name},
+            "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": [ns]},
+                               "workloadTypes": list(workload_types)},
+                     "resources": {"containers": {containers: {"requests": {"gpu": gpu}}}},
+                     "automationStrategyRef": {"name": strategy}}}
+
+
+def annotations(obj):
+    return obj["metadata"].get("annotations", {})
+
+
+def owner_annotation(sim, kind, ns, name, key):
+    return annotations(sim.kubectl_json("get", kind, name, "-n", ns)).get(key)
+
+
+def running_pods(sim, ns, selector):
+    pods = sim.kubectl_json("get", "pods", "-n", ns, "-l", selector)["items"]
+    return [p for p in pods if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")]
+
+
+def scale(sim, ns, name, replicas, kind="deployment"):
+    sim.kubectl("scale", kind, name, "-n", ns, f"--replicas={replicas}")
+
+
+def container_gpu(pod, name=None):
+    c = next(c for c in pod["spec"]["containers"] if name is None or c["name"] == name)
+    res = c.get("resources", {})
+    return res.get("requests", {}).get("nvidia.com/gpu"), res.get("limits", {}).get("nvidia.com/gpu")
+
+
+class Cluster:
+    def __init__(self, sim):
+        self.sim = sim
+        self.engine = None
+
+    def start_engine(self):
+        self.engine = EngineProcess(self.sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
+            "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+            "--early-webhook-enabled", "--kai-queues"])
+        self.engine.wait_ready()
+        return self.engine
+
+
+@pytest.fixture(scope="module")
+def cluster(sim_factory):
+    """kubex-sim with the CRDs, the engine namespace, the KAI queues, the starter example and a running engine."""
+    sim = sim_factory()
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    sim.kubectl("apply", "-f", str(STARTER))
+    c = Cluster(sim)
+    c.start_engine()
+    wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
+                                 check=False).returncode == 0, what="the early webhook registered")
+    # The queues the built-in bootstrap creates (QUE-1); applied here too so the test does not depend on timing.
+    apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
+    yield c
+    c.engine.stop()
+
+
+def engine_would_mutate(sim, ns, owner, container, check, labels=None, annotations_=None):
+    """Asks the real webhooks what a new pod of `owner` would get: a server-side dry-run pod CREATE."""
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"generateName": "probe-", "namespace": ns, "labels": labels or {},
+                        "annotations": annotations_ or {}, "ownerReferences": [
+               {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": owner["metadata"]["name"],
+                "uid": owner["metadata"]["uid"], "controller": True}]},
+           "spec": {"containers": [{"name": container, "image": "x",
+                                    "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
+    out = sim.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", input=json.dumps(pod))
+    return check(json.loads(out.stdout))
+
+
+def wait_static_annotation(sim, kind, ns, name, expected):
+    # The static owner annotations (SEL-7) show the engine has the policy: pods created from now on get it.
+    key = "cwstatic.rightsizing.kubex.ai/desired-resource-requests"
+    wait_for(lambda: owner_annotation(sim, kind, ns, name, key) == expected, timeout=30,
+             what=f"{key} on {kind}/{name} = {expected}")
+
+
+def test_starter_example_turns_whole_gpus_into_shared_fractions(cluster):  # ADM-11, ADM-13, SEL-6, SEL-7
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-share")
+    apply(sim, static_policy("adm-share", "adm-share", "0.5"),
+          gpu_deployment("train", "adm-share", labels={"nvidia.com/gpu.present": "true"}))
+    wait_static_annotation(sim, "deployment", "adm-share", "train", '{"app":{"gpu":"0.5"}}')
+    scale(sim, "adm-share", "train", 2)
+    pods = wait_for(lambda: (p := running_pods(sim, "adm-share", "app=train")) and len(p) == 2 and p, timeout=40,
+                    what="two running pods")
+    groups = set()
+    for p in pods:
+        a = annotations(p)
+        assert a["gpu-fraction"] == "0.5"
+        assert container_gpu(p) == (None, None), "nvidia.com/gpu removed from requests and limits"
+        assert p["spec"]["schedulerName"] == "kai-scheduler"
+        assert p["metadata"]["labels"]["kai.scheduler/queue"] == "kubex-unlimited-gpu-queue"
+        info = json.loads(a["automation-webhook.kubex.ai/pod-rightsizing-info"])
+        assert info == {"mode": "kai", "strategy": "ClusterAutomationStrategy/kai-gpu-sharing",
+                        "containers": {"app": {"gpu": {"from": "1", "to": "0.5",
+                                                       "source": "ClusterStaticPolicy/adm-share"}}}}
+        assert a["cwstatic.rightsizing.kubex.ai/desired-resource-requests"] == '{"app":{"gpu":"0.5"}}'  # ADM-14
+        groups.add(p["metadata"]["labels"]["runai-gpu-group"])
+    assert len(groups) == 1, "two halves share one GPU"
+
+    # Deleting the policy removes the static owner annotation (SEL-7).
+    sim.kubectl("delete", "clusterstaticpolicy", "adm-share")
+    wait_for(lambda: owner_annotation(sim, "deployment", "adm-share", "train",
+                                      "cwstatic.rightsizing.kubex.ai/desired-resource-requests") is None,
+             timeout=30, what="static owner annotation removed")
+
+
+def test_existing_kai_workload_keeps_its_queue_unless_told_otherwise(cluster):  # ADM-13, E1
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-queue")
+    strategy = sim.kubectl_json("get", "clusterautomationstrategy", "kai-gpu-sharing")
+    spec = strategy["spec"]
+    overwrite = {"apiVersion": API, "kind": "ClusterAutomationStrategy", "metadata": {"name": "adm-overwrite-queue"},
+                 "spec": {**spec, "kai": {**spec.get("kai", {}), "setQueueWhenSpecified": True}}}
+    # Already on KAI: a quarter GPU in the team's own queue, no nvidia.com/gpu. No gpu.present label, so only the
+    # static policy below manages it.
+    existing = {"annotations": {"gpu-fraction": "0.25"}, "labels": {"kai.scheduler/queue": "team-queue"}}
+    apply(sim, queue("team-parent"), queue("team-queue", parent="team-parent"), overwrite,
+          static_policy("adm-keep", "adm-queue", "0.7"),
+          gpu_deployment("keep", "adm-queue", template_meta=existing, scheduler="kai-scheduler", gpus=None))
+    wait_static_annotation(sim, "deployment", "adm-queue", "keep", '{"app":{"gpu":"0.7"}}')
+    scale(sim, "adm-queue", "keep", 1)
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-queue", "app=keep"), timeout=40, what="the KAI pod running")
+    assert annotations(pod)["gpu-fraction"] == "0.7"  # E1: 0.25 -> 0.7
+    assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "team-queue"  # kept
+
+    # Overwriting: the policy now references a strategy with setQueueWhenSpecified: true.
+    sim.kubectl("patch", "clusterstaticpolicy", "adm-keep", "--type=merge",
+                "-p", '{"spec":{"automationStrategyRef":{"name":"adm-overwrite-queue"}}}')
+    # Pods belong to the Deployment through its ReplicaSet (SEL-1).
+    (replicaset,) = sim.kubectl_json("get", "replicasets", "-n", "adm-queue", "-l", "app=keep")["items"]
+    wait_for(lambda: engine_would_mutate(sim, "adm-queue", replicaset, "app",
+                                         lambda p: p["metadata"]["labels"].get("kai.scheduler/queue")
+                                         == "kubex-unlimited-gpu-queue",
+                                         labels={"kai.scheduler/queue": "team-queue"}),
+             timeout=30, what="the engine using the overwriting strategy")
+    old = pod["metadata"]["name"]
+    sim.kubectl("delete", "pod", old, "-n", "adm-queue")
+    (pod,) = wait_for(lambda: (p := running_pods(sim, "adm-queue", "app=keep")) and
+                      p[0]["metadata"]["name"] != old and p, timeout=40, what="a replacement pod")
+    assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "kubex-unlimited-gpu-queue"
+    assert annotations(pod)["gpu-fraction"] == "0.7"
+
+
+def test_model_owned_vllm_pod_gets_fraction_and_memory_utilization(cluster):  # VLM-1..4, ADM-11
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-model")
+    apply(sim, static_policy("adm-model", "adm-model", "0.3", containers="server", workload_types=("Model",)))
+    model = {"apiVersion": "kubeai.org/v1", "kind": "Model", "metadata": {"name": "llama", "namespace": "adm-model"},
+             "spec": {"features": ["TextGeneration"], "url": "hf://meta-llama/Llama-3.2-1B-Instruct",
+                      "engine": "VLLM", "resourceProfile": "nvidia-gpu-t4:1", "minReplicas": 0,
+                      "args": ["--max-model-len=4096", "--gpu-memory-utilization=0.95"]}}
+    apply(sim, model)
+    # Wait until the engine has the policy (a dry-run pod of the Model gets the fraction), then let the Model
+    # start a replica.
+    owner = sim.kubectl_json("get", "model", "llama", "-n", "adm-model")
+    wait_for(lambda: engine_would_mutate(sim, "adm-model", owner, "server",
+                                         lambda p: annotations(p).get("gpu-fraction") == "0.3"),
+             timeout=30, what="the engine sizing the Model's pods")
+    sim.kubectl("patch", "model", "llama", "-n", "adm-model", "--type=merge", "-p", '{"spec":{"minReplicas":1}}')
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-model", "model=llama"), timeout=40, what="the Model's pod")
+    assert annotations(pod)["gpu-fraction"] == "0.3"
+    server = pod["spec"]["containers"][0]
+    assert server["name"] == "server"
+    # VLM-3: 0.3 x (1 - 10/100) = 0.27; VLM-4: the existing flag is rewritten, not duplicated.
+    flags = [a for a in server["args"] if a.startswith("--gpu-memory-utilization")]
+    assert flags == ["--gpu-memory-utilization=0.27"]
+    assert container_gpu(pod) == (None, None)
+
+
+def test_validating_webhook_names_the_field_and_guards_strategies(cluster):  # VAL-1, VAL-3, VAL-4
+    sim = cluster.sim
+    bad = {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": "adm-bad"},
+           "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": ["x"]},
+                              "labelSelector": {"matchLabels": {"bad key!": "v"}}},
+                    "resources": {"containers": {"*": {"requests": {"gpu": "0.5"}}}},
+                    "automationStrategyRef": {"name": "kai-gpu-sharing"}}}
+    res = sim.kubectl("apply", "-f", "-", input=json.dumps(bad), check=False)
+    assert res.returncode != 0
+    assert "spec.scope.labelSelector.matchLabels" in res.stderr, res.stderr
+    assert 'denied the request' in res.stderr, res.stderr
+
+    res = sim.kubectl("delete", "clusterautomationstrategy", "kai-gpu-sharing", check=False)
+    assert res.returncode != 0
+    assert ('ClusterAutomationStrategy "kai-gpu-sharing" is still referenced by '
+            'ClusterGpuReactivePolicy/kai-gpu-sharing-reactive, ClusterProactivePolicy/kai-gpu-sharing-baseline'
+            in res.stderr), res.stderr
+    assert sim.kubectl("get", "clusterautomationstrategy", "kai-gpu-sharing").returncode == 0
+
+
+def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6, PRO-5, SEL-6
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-pro")
+    recs = [{"namespace": "adm-pro", "kind": "Deployment", "name": "infer", "container": "app", "gpu": "0.35"},
+            {"namespace": "adm-pro", "kind": "Deployment", "name": "infer", "container": "app", "gpu": 0.45},
+            {"namespace": "adm-pro", "kind": "Deployment", "name": "other", "container": "app", "gpu": "-1"}]
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kubex-recommendations", "namespace": "kubex"},
+          "data": {"recommendations.json": json.dumps(recs)}}
+    global_config = {"apiVersion": API, "kind": "GlobalConfiguration", "metadata": {"name": "global-config"},
+                     "spec": {"proactive": {"recommendationsConfigMap": {"namespace": "kubex",
+                                                                         "name": "kubex-recommendations"}}}}
+    apply(sim, cm, global_config)
+
+    def loaded():
+        gc = sim.kubectl_json("get", "globalconfiguration", "global-config")
+        c = next((c for c in gc.get("status", {}).get("conditions", []) if c["type"] == "RecommendationsLoaded"), None)
+        return c if c and c["status"] == "True" else None
+
+    cond = wait_for(loaded, timeout=30, what="RecommendationsLoaded=True")
+    assert cond["reason"] == "Loaded"
+    assert "[2].gpu" in cond["message"]  # the invalid entry is reported and skipped
+    reload = sim.kubectl_json("get", "globalconfiguration", "global-config")["status"]["recommendationReload"]
+    assert reload["lastCount"] == 2 and reload["lastTime"]
+
+    # The starter's ClusterProactivePolicy matches Deployments labelled nvidia.com/gpu.present=true.
+    apply(sim, gpu_deployment("infer", "adm-pro", labels={"nvidia.com/gpu.present": "true"}))
+    key = "cwproactive.rightsizing.kubex.ai/desired-resource-requests"
+    wait_for(lambda: owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}',
+             timeout=30, what="the last duplicate wins")
+    scale(sim, "adm-pro", "infer", 1)
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-pro", "app=infer"), timeout=40, what="a pod")
+    assert annotations(pod)["gpu-fraction"] == "0.45"
+    info = json.loads(annotations(pod)["automation-webhook.kubex.ai/pod-rightsizing-info"])
+    assert info["containers"]["app"]["gpu"]["source"] == "ClusterProactivePolicy/kai-gpu-sharing-baseline"
+
+    # A document that is not an array keeps the last good set and reports the failure.
+    sim.kubectl("patch", "configmap", "kubex-recommendations", "-n", "kubex", "--type=merge",
+                "-p", json.dumps({"data": {"recommendations.json": '{"not": "a list"}'}}))
+
+    def failed():
+        gc = sim.kubectl_json("get", "globalconfiguration", "global-config")
+        c = next(c for c in gc["status"]["conditions"] if c["type"] == "RecommendationsLoaded")
+        return c if c["status"] == "False" else None
+
+    assert wait_for(failed, timeout=30, what="RecommendationsLoaded=False")["reason"] == "InvalidRecommendations"
+    assert owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}'
+    events = sim.kubectl_json("get", "events", "-A", "--field-selector", "reason=RecommendationReloadFailed")["items"]
+    assert events and events[0]["type"] == "Warning"
+
+
+def test_pod_creation_is_never_blocked_while_the_engine_is_down(cluster):  # ADM-2 fail-open
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-down")
+    apply(sim, static_policy("adm-down", "adm-down", "0.5"), gpu_deployment("down", "adm-down"))
+    wait_static_annotation(sim, "deployment", "adm-down", "down", '{"app":{"gpu":"0.5"}}')
+    cluster.engine.stop()
+    try:
+        scale(sim, "adm-down", "down", 1)
+        (pod,) = wait_for(lambda: running_pods(sim, "adm-down", "app=down"), timeout=40,
+                          what="a pod admitted without the webhook")
+        assert "gpu-fraction" not in annotations(pod)
+        assert container_gpu(pod)[1] == "1"
+    finally:
+        cluster.start_engine()
+
+
+def test_kubex_validate_accepts_everything_applied(cluster):  # VAL-1 offline
+    files = [STARTER, ROOT / "examples" / "demo" / "policies.yaml", ROOT / "examples" / "demo" / "workloads.yaml"]
+    res = subprocess.run([str(BIN / "kubex"), "validate", *sum((["-f", str(f)] for f in files), [])],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
