@@ -310,3 +310,66 @@ def test_kubex_validate_accepts_everything_applied(cluster):  # VAL-1 offline
     res = subprocess.run([str(BIN / "kubex"), "validate", *sum((["-f", str(f)] for f in files), [])],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_the_issue_examples_fail_with_their_field_path_with_the_webhook_registered(cluster, case):  # VAL-1, VAL-4
+    # The same objects `kubex validate` rejects (test_api.py), applied with the engine's validating webhook in
+    # place: the API server's schema answers first (as kube-apiserver orders it), the webhook holds the rest.
+    from test_api import reactive, strategy
+    scope = {"namespaceSelector": {"operator": "In", "values": ["*"]}, "workloadTypes": ["Deployment"]}
+    no_ref = reactive("adm-no-ref")
+    del no_ref["spec"]["automationStrategyRef"]
+    cases = [
+        (strategy("adm-bad-contract", contract="v1alpha1-2026-04"), "spec.experimental.gpuKaiContract"),
+        (strategy("adm-bad-ceiling", {"ceiling": "abc"}), "spec.enablement.gpu.requests.ceiling"),
+        (strategy("adm-floor-above", {"floor": "0.5", "ceiling": "0.25"}), "spec.enablement.gpu.requests"),
+        (reactive("adm-half", metrics={"compute": {"prometheus": {"metric": "m", "interpretation": "halfGPU",
+                                                                  "namespaceLabel": "namespace", "podLabel": "pod",
+                                                                  "containerLabel": "container"}},
+                                       "memory": {"prometheus": {"metric": "m", "namespaceLabel": "namespace",
+                                                                 "podLabel": "pod", "containerLabel": "container"}}},
+                  scope=scope), "spec.metrics.compute.prometheus.interpretation"),
+        (reactive("adm-empty-ns", scope={"namespaceSelector": {"operator": "In", "values": []}}),
+         "spec.scope.namespaceSelector.values"),
+        (no_ref, "spec.automationStrategyRef"),
+    ]
+    obj, path = cases[case]
+    res = cluster.sim.kubectl("apply", "-f", "-", input=json.dumps(obj), check=False)
+    assert res.returncode != 0, res.stdout
+    assert path in res.stderr, res.stderr
+
+
+def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory):  # ADM-15
+    sim = sim_factory()
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    sim.kubectl("apply", "-f", str(STARTER))
+    sim.kubectl("create", "namespace", "adm-dry")
+    apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
+    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
+        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+        "--early-webhook-enabled", "--dry-run"])
+    try:
+        engine.wait_ready()
+        apply(sim, static_policy("adm-dry", "adm-dry", "0.5"), gpu_deployment("dry", "adm-dry"))
+        # The engine has the policy once its static controller reports what it would write.
+        engine.wait_line("dry run: would update owner annotations", timeout=30, owner="Deployment/dry")
+        assert owner_annotation(sim, "deployment", "adm-dry", "dry",
+                                "cwstatic.rightsizing.kubex.ai/desired-resource-requests") is None
+        scale(sim, "adm-dry", "dry", 1)
+        (pod,) = wait_for(lambda: running_pods(sim, "adm-dry", "app=dry"), timeout=40, what="the pod, unchanged")
+        assert "gpu-fraction" not in annotations(pod)
+        assert container_gpu(pod)[1] == "1"
+        assert pod["spec"].get("schedulerName", "default-scheduler") == "default-scheduler"
+
+        def would_mutate():
+            ev = sim.kubectl_json("get", "events", "-n", "adm-dry", "--field-selector", "reason=WouldMutate")["items"]
+            return ev
+        (event, *_) = wait_for(would_mutate, timeout=20, what="a WouldMutate event")
+        assert event["type"] == "Normal" and event["involvedObject"]["kind"] == "Deployment"
+        assert "gpu=0.5" in event["message"], event["message"]
+        line = engine.wait_line("dry run: would mutate pod", namespace="adm-dry", **{"pass": "late"})
+        assert '"gpu-fraction"' in json.dumps(line["patch"]) and "kai-scheduler" in json.dumps(line["patch"]), line
+    finally:
+        engine.stop()

@@ -37,6 +37,7 @@ namespace {
 
 constexpr const char* kEngineNamespace = "kubex";
 constexpr const char* kStarterExample = "examples/kai-gpu-sharing.yaml";
+constexpr const char* kDemoPolicies = "examples/demo/policies.yaml";
 constexpr const char* kDemoWorkloads = "examples/demo/workloads.yaml";
 constexpr const char* kCrdDir = "charts/kubex-crds/templates/";
 
@@ -386,14 +387,37 @@ int Demo::run() {
   say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues created,");
   say("   PodAdmissionWebhookHealthy=True");
 
-  // 5. The guide's starter example and the demo's workloads.
+  // 5. The guide's starter example and the demo's policies; once kubex reports them resolved (it has them in
+  // its caches), the workloads: a pod is sized when it is created.
   double requested_before = 0;
   std::size_t expected_pods = 0;
-  for (const char* path : {kStarterExample, kDemoWorkloads}) {
+  std::vector<std::pair<std::string, std::string>> policies;  // (plural, name) of the rightsizing policies
+  for (const char* path : {kStarterExample, kDemoPolicies, kDemoWorkloads}) {
     const std::string* text = embedded(path);
     if (!text) {
       shutdown();
       return fail("applying the examples", std::string(path) + " is not compiled into this kubex-sim", "");
+    }
+    if (path == std::string(kDemoWorkloads)) {
+      why = wait_until(
+          intr_, "kubex to resolve the policies", seconds(60),
+          [&]() -> std::string {
+            for (const auto& [plural, name] : policies) {
+              json p = apply.get(cluster::group_path("rightsizing.kubex.ai/v1alpha1", plural, "", name));
+              const json* c = condition(p, "AutomationStrategyResolved");
+              if (!c || c->value("status", "") != "True") return plural + "/" + name + " is not resolved yet";
+            }
+            return "";
+          },
+          &engine_);
+      if (why == "interrupted") {
+        shutdown();
+        return 130;
+      }
+      if (!why.empty()) {
+        shutdown();
+        return fail("waiting for the policies", why, engine_log);
+      }
     }
     if (auto r = apply.apply_yaml(path, *text); !r) {
       shutdown();
@@ -401,6 +425,13 @@ int Demo::run() {
     }
     auto docs = common::yaml_to_json_documents(*text);
     for (const auto& d : docs ? *docs : std::vector<json>{}) {
+      if (!d.is_object()) continue;
+      std::string kind = d.value("kind", "");
+      if (kind.find("Policy") != std::string::npos && d.value("apiVersion", "").rfind("rightsizing.kubex.ai/", 0) == 0) {
+        std::string plural = kind;
+        for (auto& ch : plural) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        policies.emplace_back(plural.substr(0, plural.size() - 1) + "ies", d["metadata"].value("name", ""));
+      }
       double g = requested_gpus(d);
       requested_before += g;
       if (g > 0) {
