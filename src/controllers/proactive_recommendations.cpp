@@ -243,7 +243,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     if (b != before.end() && b->second == v) continue;
     std::string direction = "initial";
     if (b != before.end()) {
-      auto old_v = decide::parse_gpu_fraction(b->second), new_v = decide::parse_gpu_fraction(v);
+      auto old_v = decide::parse_gpu_json(json(b->second)), new_v = decide::parse_gpu_json(json(v));
       if (old_v && new_v) direction = *new_v > *old_v ? "upsize" : "downsize";
     }
     recommendations_total_->add(written_kind, direction);
