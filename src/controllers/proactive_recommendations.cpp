@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "act/owner_annotations.h"
 #include "act/status.h"
 #include "api/keys.h"
 #include "common/time_format.h"
@@ -223,21 +222,10 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
       if (workload.annotations.count(desired_key(pk))) remove.push_back(desired_key(pk));
     }
   }
-  if (set.empty() && remove.empty()) return kube::ReconcileResult{};
-  json fields = {{"owner", workload.ref()}, {"namespace", workload.ns}, {"set", set}, {"remove", remove}};
-  if (options_.dry_run) {
-    log_.info("dry run: would update proactive recommendations", fields);
-    return kube::ReconcileResult{};
-  }
-  act::OwnerRef ref{act::owner_api_version(workload.kind), workload.kind, workload.ns, workload.name,
-                    w->resource_version};
-  auto r = act::patch_owner_annotations(*client_, ref, set, remove);
-  if (!r) {
-    if (r.error().not_found()) return kube::ReconcileResult{};
-    // 409: the cache is behind the object. Not an error: try again once the informer has the new version.
-    if (r.error().conflict()) return kube::ReconcileResult{true};
-    return std::unexpected("patching proactive recommendations of " + workload.ref() + ": " + r.error().str());
-  }
+  auto written =
+      write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "proactive recommendations");
+  if (!written) return std::unexpected(written.error());
+  if (*written != OwnerWrite::kWritten) return kube::ReconcileResult{*written == OwnerWrite::kStale};
   for (const auto& [c, v] : after) {
     auto b = before.find(c);
     if (b != before.end() && b->second == v) continue;
@@ -248,7 +236,6 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     }
     recommendations_total_->add(written_kind, direction);
   }
-  log_.info("updated proactive recommendations", fields);
   return kube::ReconcileResult{};
 }
 

@@ -2,10 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "act/owner_annotations.h"
 #include "decide/policy/match.h"
 #include "decide/static_owner.h"
-#include "kube/client/client.h"
 
 namespace kubex::controllers {
 
@@ -62,23 +60,9 @@ kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) 
     if (it == workload.annotations.end() || it->second != v) set[k] = v;
   }
   std::erase_if(remove, [&](const std::string& k) { return !workload.annotations.count(k); });
-  if (set.empty() && remove.empty()) return kube::ReconcileResult{};
-  nlohmann::json fields = {{"owner", workload.ref()}, {"namespace", workload.ns}, {"set", set}, {"remove", remove}};
-  if (options_.dry_run) {
-    log_.info("dry run: would update owner annotations", fields);
-    return kube::ReconcileResult{};
-  }
-  act::OwnerRef ref{act::owner_api_version(workload.kind), workload.kind, workload.ns, workload.name,
-                    w->resource_version};
-  auto r = act::patch_owner_annotations(*client_, ref, set, remove);
-  if (!r) {
-    if (r.error().not_found()) return kube::ReconcileResult{};
-    // 409: the cache is behind the object. Not an error: try again once the informer has the new version.
-    if (r.error().conflict()) return kube::ReconcileResult{true};
-    return std::unexpected("patching owner annotations of " + workload.ref() + ": " + r.error().str());
-  }
-  log_.info("updated owner annotations", fields);
-  return kube::ReconcileResult{};
+  auto written = write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "owner annotations");
+  if (!written) return std::unexpected(written.error());
+  return kube::ReconcileResult{*written == OwnerWrite::kStale};
 }
 
 }  // namespace kubex::controllers

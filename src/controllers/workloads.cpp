@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "act/owner_annotations.h"
+#include "common/log.h"
 #include "decide/pod_resources.h"
 #include "kube/cache/informer.h"
 
@@ -103,6 +105,29 @@ decide::policy::Workload decision_workload(const api::WorkloadView& v) {
   }
   w.model_engine = v.model_engine.str();
   return w;
+}
+
+std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& client, const api::WorkloadView& w,
+                                                               const std::map<std::string, std::string>& set,
+                                                               const std::vector<std::string>& remove,
+                                                               bool dry_run, const common::Logger& log,
+                                                               const std::string& what) {
+  if (set.empty() && remove.empty()) return OwnerWrite::kNothing;
+  std::string owner = w.kind.str() + "/" + w.name;
+  json fields = {{"owner", owner}, {"namespace", w.ns.str()}, {"set", set}, {"remove", remove}};
+  if (dry_run) {
+    log.info("dry run: would update " + what, fields);
+    return OwnerWrite::kDryRun;
+  }
+  act::OwnerRef ref{act::owner_api_version(w.kind.str()), w.kind.str(), w.ns.str(), w.name, w.resource_version};
+  auto r = act::patch_owner_annotations(client, ref, set, remove);
+  if (!r) {
+    if (r.error().not_found()) return OwnerWrite::kGone;
+    if (r.error().conflict()) return OwnerWrite::kStale;
+    return std::unexpected("patching " + what + " of " + owner + ": " + r.error().str());
+  }
+  log.info("updated " + what, fields);
+  return OwnerWrite::kWritten;
 }
 
 }  // namespace kubex::controllers

@@ -4,6 +4,8 @@
 // one of their live pods stands in, ACT-1).
 #pragma once
 
+#include <expected>
+#include <map>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
@@ -14,7 +16,11 @@
 #include "decide/policy/candidate.h"
 #include "decide/policy/desired.h"
 
+namespace kubex::common {
+class Logger;
+}
 namespace kubex::kube {
+class Client;
 class Informer;
 }
 
@@ -47,5 +53,15 @@ std::vector<decide::policy::TargetContainer> target_containers_of(const Workload
 
 // The workload as the policy decisions see it.
 decide::policy::Workload decision_workload(const api::WorkloadView& w);
+
+// Sets and removes annotations of a workload (guarded by the cached resourceVersion), or only logs what it
+// would do under --dry-run. A workload that is gone is done; a 409 means the cache is behind the object
+// (kStale: reconcile again once the informer has the new version, not an error).
+enum class OwnerWrite { kNothing, kDryRun, kWritten, kGone, kStale };
+std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& client, const api::WorkloadView& w,
+                                                               const std::map<std::string, std::string>& set,
+                                                               const std::vector<std::string>& remove,
+                                                               bool dry_run, const common::Logger& log,
+                                                               const std::string& what);
 
 }  // namespace kubex::controllers

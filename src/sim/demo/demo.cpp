@@ -218,6 +218,11 @@ class Demo {
     if (!log.empty()) say("   see " + log);
     return 1;
   }
+  // After a failed wait: everything stopped, then 130 when interrupted, else the failure report.
+  int give_up(const std::string& step, const std::string& why, const std::string& log) {
+    shutdown();
+    return why == "interrupted" ? 130 : fail(step, why, log);
+  }
   void shutdown();
   int gpus_in_cluster();
   void live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus);
@@ -321,8 +326,7 @@ int Demo::run() {
     http_get(prom_port, "/-/ready", &status);
     return status == 200 ? "" : "Prometheus is not ready";
   });
-  if (why == "interrupted") return 130;
-  if (!why.empty()) return fail("starting Prometheus", why, prom_log);
+  if (!why.empty()) return give_up("starting Prometheus", why, prom_log);
   say("2. Prometheus scrapes the GPU exporter every second: http://127.0.0.1:" + std::to_string(prom_port));
 
   // 3. The CRDs, the engine's namespace and its GlobalConfiguration (what the Helm charts install).
@@ -376,14 +380,7 @@ int Demo::run() {
         return "";
       },
       &engine_);
-  if (why == "interrupted") {
-    shutdown();
-    return 130;
-  }
-  if (!why.empty()) {
-    shutdown();
-    return fail("starting kubex engine", why, engine_log);
-  }
+  if (!why.empty()) return give_up("starting kubex engine", why, engine_log);
   say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues created,");
   say("   PodAdmissionWebhookHealthy=True");
 
@@ -410,14 +407,7 @@ int Demo::run() {
             return "";
           },
           &engine_);
-      if (why == "interrupted") {
-        shutdown();
-        return 130;
-      }
-      if (!why.empty()) {
-        shutdown();
-        return fail("waiting for the policies", why, engine_log);
-      }
+      if (!why.empty()) return give_up("waiting for the policies", why, engine_log);
     }
     if (auto r = apply.apply_yaml(path, *text); !r) {
       shutdown();
