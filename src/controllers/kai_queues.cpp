@@ -54,10 +54,6 @@ class ClientKaiQueueApi final : public KaiQueueApi {
   std::shared_ptr<kube::Client> client_;
 };
 
-std::string describe(const kube::ApiStatus& e) {
-  return e.str();
-}
-
 }  // namespace
 
 json kai_queue_object(const std::string& name, const std::string& parent) {
@@ -136,19 +132,16 @@ kube::KResult<KaiQueuesController::Outcome> KaiQueuesController::ensure_queues()
                    "the API server does not serve scheduling.run.ai/v2 queues (is KAI-Scheduler installed?); "
                    "checking again"};
   }
-  std::vector<std::string> created;
   for (const auto& [name, parent] : builtin_kai_queues()) {
     auto exists = api_->queue_exists(name);
     if (!exists) return std::unexpected(exists.error());
     if (*exists) continue;  // QUE-1: an existing queue is never modified
     auto made = api_->create_queue(kai_queue_object(name, parent));
     if (!made && !made.error().already_exists()) {
-      log_.warn("cannot create KAI queue", {{"queue", name}, {"error", describe(made.error())}});
-      return Outcome{"False", "QueueCreateFailed",
-                     "cannot create Queue " + name + ": " + describe(made.error())};
+      log_.warn("cannot create KAI queue", {{"queue", name}, {"error", made.error().str()}});
+      return Outcome{"False", "QueueCreateFailed", "cannot create Queue " + name + ": " + made.error().str()};
     }
     if (made) {
-      created.push_back(name);
       log_.info("created KAI queue", {{"queue", name}, {"parentQueue", parent}});
       if (events_) {
         auto cached = global_config_object(global_config_);
@@ -189,7 +182,7 @@ kube::ReconcileOutcome KaiQueuesController::reconcile() {
     auto outcome = ensure_queues();
     if (!outcome) {
       // An API error (not "not installed"): the condition keeps its last value; rate-limited retry.
-      return std::unexpected("checking KAI queues: " + describe(outcome.error()));
+      return std::unexpected("checking KAI queues: " + outcome.error().str());
     }
     change.set.push_back({kKaiQueuesReady, outcome->status, outcome->reason, outcome->message});
     written = outcome->status + "/" + outcome->reason;
@@ -207,7 +200,7 @@ kube::ReconcileOutcome KaiQueuesController::reconcile() {
       if (!options_.enabled) return kube::ReconcileResult{};
       return kube::ReconcileResult{false, std::min(next, options_.status_retry)};
     }
-    return std::unexpected("writing " + status_->name() + " status: " + describe(w.error()));
+    return std::unexpected("writing " + status_->name() + " status: " + w.error().str());
   }
   status_pending_ = false;
   written_ = written;
