@@ -1,11 +1,16 @@
 #include "engine/controllers.h"
 
+#include "api/kinds.h"
 #include "api/views.h"
+#include "controllers/global_config_status.h"
+#include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
 #include "controllers/static_owner.h"
+#include "controllers/webhook_health.h"
 #include "controllers/workloads.h"
 #include "engine/inventory.h"
 #include "kube/cache/informer.h"
+#include "kube/client/client.h"
 #include "kube/runtime/manager.h"
 
 namespace kubex::engine {
@@ -34,9 +39,68 @@ void on_workload_events(const controllers::WorkloadCaches& w, F fn) {
   }
 }
 
+// What the engine-wide controllers share: global-config from the inventory's cache and its status writer.
+struct GlobalConfigAccess {
+  controllers::GlobalConfigGetter get;
+  std::shared_ptr<controllers::GlobalConfigStatus> status;
+};
+
+GlobalConfigAccess global_config_access(EngineState& state) {
+  return {[&inv = state.inventory] { return inv.global_config(); },
+          controllers::client_global_config_status(state.client, state.options.global_config_name)};
+}
+
+// Adds a leader-only controller (ENG-1) that re-checks when global-config changes (HLM-3).
+template <class C>
+void add_global_config_controller(EngineState& state, std::shared_ptr<C> c) {
+  state.inventory.on_change([c](api::Kind k, const common::ObjectPtr&) {
+    if (k == api::Kind::kGlobalConfiguration) c->global_config_changed();
+  });
+  state.manager.add_runnable(std::move(c), /*leader_only=*/true);
+}
+
+// QUE-1, QUE-2.
+std::shared_ptr<controllers::KaiQueuesController> kai_queues(EngineState& state,
+                                                             const GlobalConfigAccess& gc) {
+  controllers::KaiQueuesOptions o;
+  o.enabled = state.options.kai_queues;
+  o.check_interval = state.options.kai_queues_check_interval;
+  o.metrics = &state.manager.metrics();
+  return std::make_shared<controllers::KaiQueuesController>(controllers::client_kai_queue_api(state.client),
+                                                            gc.status, gc.get, &state.manager.events(), o);
+}
+
+// WHH-1..3. The probe has its own client: a bounded timeout (above the webhooks' 10 s) and no retries, since
+// a slow or failing API call is a failed probe.
+std::shared_ptr<controllers::WebhookHealthController> webhook_health(
+    EngineState& state, const GlobalConfigAccess& gc,
+    std::shared_ptr<controllers::WebhookHealthSignal> signal) {
+  kube::ClientOptions co;
+  co.timeout = std::chrono::milliseconds(15000);
+  co.max_retries = 0;
+  auto probe_client = kube::Client::create(state.client->config(), co);
+  std::shared_ptr<kube::Client> client = probe_client ? *probe_client : state.client;
+  if (probe_client) client->set_observer(state.manager.metrics().request_observer());
+  controllers::WebhookHealthOptions o;
+  o.ns = state.ns;
+  o.early_enabled = state.options.early_webhook_enabled;
+  o.default_image = state.options.webhook_probe_image;
+  o.metrics = &state.manager.metrics();
+  return std::make_shared<controllers::WebhookHealthController>(controllers::client_webhook_probe_api(client),
+                                                                gc.status, gc.get, &state.manager.events(),
+                                                                std::move(signal), o);
+}
+
 }  // namespace
 
 void add_controllers(EngineState& state) {
+  // Each controller adds one line here (leader-only unless it says otherwise, ENG-1).
+  GlobalConfigAccess gc = global_config_access(state);
+  // PodAdmissionWebhookHealthy as other controllers read it (ACT-2 pauses evictions while it is not True).
+  auto webhook_healthy = std::make_shared<controllers::WebhookHealthSignal>();
+  add_global_config_controller(state, kai_queues(state, gc));
+  add_global_config_controller(state, webhook_health(state, gc, webhook_healthy));
+
   controllers::WorkloadCaches wc = workload_caches(state.caches);
   Inventory* inventory = &state.inventory;
   auto catalog = [inventory] { return inventory->catalog(); };

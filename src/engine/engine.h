@@ -3,6 +3,7 @@
 // webhook server (engine/webhooks.h).
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,6 +23,10 @@ struct EngineOptions {
   std::string log_level = "info";
   bool dry_run = false;
   bool kai_queues = false;                                   // --kai-queues: ensure the built-in queues (QUE-1)
+  // Hidden --kai-queues-check-interval (tests only): how often QUE-1 checks the queues (SPEC: 5m).
+  std::chrono::nanoseconds kai_queues_check_interval = std::chrono::minutes(5);
+  // spec.webhookProbe.image when global-config leaves it unset (WHH-1; Helm sets the engine image there).
+  std::string webhook_probe_image = "kubex-automation-engine";
   std::string global_config_name = "global-config";          // --global-config-name
   std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
   // Admission webhooks (ENG-3). The server runs on every replica when it has a serving certificate: from

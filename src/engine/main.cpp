@@ -3,6 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "common/duration.h"
 #include "common/log.h"
 #include "engine/engine.h"
 #include "engine/validate_cmd.h"
@@ -40,6 +41,9 @@ int main(int argc, char** argv) {
                    "Also register the early pod mutation pass (000-...; required for KAI)");
   engine->add_flag("--kai-queues", eo.kai_queues,
                    "Create the built-in KAI queues kubex-parent-queue and kubex-unlimited-gpu-queue when missing");
+  // Test-only: the QUE-1 check interval (a Go duration, at least 1s). Hidden from --help.
+  std::string queues_interval = "5m";
+  engine->add_option("--kai-queues-check-interval", queues_interval, "")->group("");
   engine->add_option("--global-config-name", eo.global_config_name, "Name of the GlobalConfiguration singleton")
       ->capture_default_str();
   engine->add_option("--policy-evaluation-name", eo.policy_evaluation_name,
@@ -68,7 +72,18 @@ int main(int argc, char** argv) {
     kubex::common::Logger("kubex").error("invalid command line", {{"error", e.what()}});
     return 2;
   }
-  if (engine->parsed()) return kubex::engine::run_engine(eo);
+  if (engine->parsed()) {
+    auto interval = kubex::common::parse_go_duration(queues_interval);
+    if (!interval || *interval < std::chrono::seconds(1)) {
+      kubex::common::Logger("kubex").error(
+          "invalid flag", {{"flag", "--kai-queues-check-interval"},
+                           {"value", queues_interval},
+                           {"error", interval ? "must be at least 1s" : interval.error().str()}});
+      return 2;
+    }
+    eo.kai_queues_check_interval = *interval;
+    return kubex::engine::run_engine(eo);
+  }
   if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);
   return 0;
 }

@@ -1,0 +1,173 @@
+#include "controllers/webhook_health.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "act/status.h"
+#include "api/kubex_views.h"
+#include "common/hash.h"
+#include "common/time_format.h"
+#include "kube/runtime/event_recorder.h"
+
+namespace kubex::controllers {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* kKey = "webhook-health";
+
+}  // namespace
+
+WebhookHealthController::WebhookHealthController(std::shared_ptr<WebhookProbeApi> probes,
+                                                 std::shared_ptr<GlobalConfigStatus> status,
+                                                 GlobalConfigGetter global_config,
+                                                 kube::EventRecorder* events,
+                                                 std::shared_ptr<WebhookHealthSignal> signal,
+                                                 WebhookHealthOptions options)
+    : probes_(std::move(probes)),
+      status_(std::move(status)),
+      global_config_(std::move(global_config)),
+      events_(events),
+      signal_(std::move(signal)),
+      options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : common::RealClock::instance()),
+      controller_(
+          kWebhookHealthController, [this](const std::string&) { return reconcile(); },
+          kube::ControllerOptions{1, &clock_, nullptr, options_.metrics}) {
+  options_.min_interval = std::max<common::Duration>(options_.min_interval, std::chrono::milliseconds(10));
+}
+
+WebhookHealthController::~WebhookHealthController() {
+  stop();
+}
+
+void WebhookHealthController::start() {
+  controller_.enqueue(kKey);
+  controller_.start();
+}
+
+void WebhookHealthController::stop() {
+  controller_.stop();
+}
+
+decide::WebhookHealthState WebhookHealthController::state() const {
+  std::lock_guard lk(mu_);
+  return state_;
+}
+
+WebhookHealthController::Settings WebhookHealthController::settings(
+    const api::GlobalConfigObject* cached) const {
+  // Invalid objects still give their best-effort values (as the catalog does); the floors keep an invalid
+  // interval or threshold from becoming a busy loop or a disabled check (VAL-6).
+  api::GlobalConfigSpec defaults;
+  const api::GlobalConfigSpec& spec = cached ? cached->parsed.value.spec : defaults;
+  return {std::max<common::Duration>(spec.webhook_transition_check_interval, options_.min_interval),
+          std::max<std::int64_t>(1, spec.webhook_success_threshold),
+          std::max<std::int64_t>(1, spec.webhook_failure_threshold)};
+}
+
+void WebhookHealthController::global_config_changed() {
+  auto cached = global_config_object(global_config_);
+  if (!cached) return;
+  Settings s = settings(cached.get());
+  bool probe_now = false;
+  {
+    std::lock_guard lk(mu_);
+    // scheduled_ is 0 while the first probe runs: it schedules the next one itself.
+    probe_now =
+        started_ && scheduled_ != common::Duration::zero() && (status_pending_ || s.interval != scheduled_);
+  }
+  if (probe_now) controller_.enqueue(kKey);
+}
+
+decide::WebhookProbeResult WebhookHealthController::probe(const api::GlobalConfigObject* cached) {
+  api::GlobalConfigSpec defaults;
+  const api::GlobalConfigSpec& spec = cached ? cached->parsed.value.spec : defaults;
+  json pod = build_probe_pod(spec, options_.ns, common::random_alnum(5), options_.default_image);
+  std::string where = options_.ns + "/" + pod["metadata"]["name"].get<std::string>();
+  decide::WebhookProbeResult r;
+  auto admitted = probes_->dry_run_create_pod(options_.ns, pod);
+  if (!admitted) {
+    const kube::ApiStatus& e = admitted.error();
+    const char* what = e.transport() && e.reason == "Timeout" ? " timed out: " : " failed: ";
+    r.error = "the dry-run create of probe pod " + where + what + e.str();
+    return r;
+  }
+  r.error = check_probe_markers(*admitted, options_.early_enabled);
+  if (!r.error.empty()) r.error = "probe pod " + where + ": " + r.error;
+  r.success = r.error.empty();
+  return r;
+}
+
+void WebhookHealthController::write_status(const decide::WebhookHealthState& s,
+                                           const decide::WebhookProbeResult* result, common::TimePoint now) {
+  act::StatusChange change;
+  change.set.push_back({kWebhookHealthy, decide::webhook_health_status(s.health),
+                        decide::webhook_health_reason(s.health), s.message});
+  if (result) {
+    // WHH-3: the counters, lastProbeResult and lastProbeTime after every probe. (The start-up write only sets
+    // the condition; the first probe follows at once.)
+    change.fields["webhookHealth"] = {{"consecutiveFailures", s.consecutive_failures},
+                                      {"consecutiveSuccesses", s.consecutive_successes},
+                                      {"lastProbeResult", result->success ? "Success" : "Failure"},
+                                      {"lastProbeTime", common::format_rfc3339(now)}};
+  }
+  auto w = status_->update(change, now);
+  std::lock_guard lk(mu_);
+  if (!w) {
+    status_pending_ = w.error().not_found();
+    if (status_pending_) {
+      log_.debug("global-config does not exist yet; webhook health status not written",
+                 {{"name", status_->name()}});
+    } else {
+      log_.warn("cannot write webhook health status",
+                {{"name", status_->name()}, {"error", w.error().str()}});
+    }
+    return;
+  }
+  status_pending_ = false;
+}
+
+kube::ReconcileOutcome WebhookHealthController::reconcile() {
+  auto cached = global_config_object(global_config_);
+  Settings s = settings(cached.get());
+  bool first = false;
+  {
+    std::lock_guard lk(mu_);
+    first = !started_;
+    started_ = true;
+  }
+  if (first) {
+    // WHH-3: the condition starts as Unknown/Probing.
+    if (signal_) signal_->set(decide::WebhookHealth::kUnknown);
+    write_status(decide::WebhookHealthState{}, nullptr, clock_.now());
+  }
+  decide::WebhookProbeResult result = probe(cached.get());
+  common::TimePoint now = clock_.now();
+  decide::WebhookHealthStep step;
+  {
+    std::lock_guard lk(mu_);
+    step = decide::next_webhook_health(state_, result, s.success_threshold, s.failure_threshold);
+    state_ = step.next;
+    scheduled_ = s.interval;
+  }
+  if (signal_) signal_->set(step.next.health);
+  if (result.success) {
+    log_.debug("webhook probe succeeded", {{"consecutiveSuccesses", step.next.consecutive_successes}});
+  } else {
+    log_.warn("webhook probe failed",
+              {{"error", result.error}, {"consecutiveFailures", step.next.consecutive_failures}});
+  }
+  if (step.became_unhealthy) {
+    log_.error("pod admission webhook is unhealthy", {{"error", result.error}});
+    if (events_) {
+      events_->event(global_config_ref(status_->name(), cached.get()), kube::EventType::kWarning,
+                     "PodAdmissionWebhookUnhealthy", result.error);
+    }
+  }
+  write_status(step.next, &result, now);
+  return kube::ReconcileResult{false, s.interval};
+}
+
+}  // namespace kubex::controllers

@@ -1,0 +1,45 @@
+// The webhook health probe itself (WHH-1, WHH-2): the dry-run probe pod built from global-config's
+// spec.webhookProbe, the check of what the API server returned, and the server-side dry-run CREATE.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "kube/client/client.h"
+
+namespace kubex::api {
+struct GlobalConfigSpec;
+}
+
+namespace kubex::controllers {
+
+inline constexpr const char* kProbePodPrefix = "kubex-webhook-probe-";
+// spec.webhookProbe.image when unset: the engine image (Helm sets the field in clusters).
+inline constexpr const char* kDefaultProbeImage = "kubex-automation-engine";
+
+// WHH-1: pod `kubex-webhook-probe-<suffix>` in `ns` with the labels, annotations, resources and security
+// contexts of spec.webhookProbe, and annotation rightsizing.kubex.ai/webhook-probe: "true". The pass markers
+// (automation-webhook.kubex.ai/probe-early, probe-late) are never copied from the template: only a webhook
+// may put them there.
+nlohmann::json build_probe_pod(const api::GlobalConfigSpec& spec, const std::string& ns,
+                               const std::string& suffix,
+                               const std::string& default_image = kDefaultProbeImage);
+
+// WHH-2: "" when `admitted` (the object the dry-run CREATE returned) carries probe-<pass>: "ok" for every
+// enabled pass (late always, early when `early_enabled`), else why not.
+std::string check_probe_markers(const nlohmann::json& admitted, bool early_enabled);
+
+// The dry-run CREATE (a kube::Client in production, a fake in tests).
+class WebhookProbeApi {
+ public:
+  virtual ~WebhookProbeApi() = default;
+  // POST /api/v1/namespaces/<ns>/pods?dryRun=All; the object as admitted.
+  virtual kube::KResult<nlohmann::json> dry_run_create_pod(const std::string& ns,
+                                                           const nlohmann::json& pod) = 0;
+};
+
+// `client` should have a bounded timeout and no retries: a slow or failing API call is a failed probe.
+std::shared_ptr<WebhookProbeApi> client_webhook_probe_api(std::shared_ptr<kube::Client> client);
+
+}  // namespace kubex::controllers
