@@ -168,7 +168,8 @@ void PolicyStatusController::workload_changed(const api::WorkloadView* before,
   for (const auto& lp : cat->policies()) {
     if (!lp.input.policy || !lp.input.scope_evaluates) continue;
     const api::Policy& p = *lp.input.policy;
-    if (matches(p, before) || matches(p, after)) controller_->enqueue(policy_key(p));
+    if (matches(p, before) || matches(p, after))
+      controller_->queue().add_after(policy_key(p), kWorkloadCoalesce);
   }
 }
 

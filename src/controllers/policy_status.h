@@ -12,6 +12,7 @@
 // recommendation work and their metric names.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
@@ -54,6 +55,9 @@ class PolicyStatusController final : public kube::Runnable,
                                      public std::enable_shared_from_this<PolicyStatusController> {
  public:
   static constexpr const char* kName = "policystatus";
+  // Workload events are coalesced: a burst of Deployments created or relabelled costs one reconcile (and one
+  // status write) per policy and second, not one per workload.
+  static constexpr std::chrono::seconds kWorkloadCoalesce{1};
 
   explicit PolicyStatusController(PolicyStatusDeps deps);
   ~PolicyStatusController() override;
@@ -68,7 +72,7 @@ class PolicyStatusController final : public kube::Runnable,
   void policy_changed(api::Kind k, const std::string& ns, const std::string& name);
   void strategy_changed(api::Kind strategy_kind, const std::string& ns, const std::string& name);
   void all_changed();
-  // `before`/`after` may be null (added / deleted).
+  // `before`/`after` may be null (added / deleted). The policies are enqueued after kWorkloadCoalesce.
   void workload_changed(const api::WorkloadView* before, const api::WorkloadView* after);
 
   // One reconcile of a "<Kind>/<ns>/<name>" key. Never throws.

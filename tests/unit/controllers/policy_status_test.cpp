@@ -55,8 +55,9 @@ class PolicyFixture : public ::testing::Test {
     return r;
   }
 
-  // Every key waiting in the controller's queue.
+  // Every key waiting in the controller's queue (including the coalesced workload events, due after 1s).
   std::set<std::string> queued() {
+    clock.advance(PolicyStatusController::kWorkloadCoalesce);
     std::set<std::string> out;
     while (auto k = ctl->controller().queue().try_get()) {
       out.insert(*k);
@@ -222,6 +223,7 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   cache.sync();
   auto c = deployment("team", "c", kGpu);
   ctl->workload_changed(nullptr, c.get());
+  EXPECT_FALSE(ctl->controller().queue().try_get());  // coalesced: not before 1s
   EXPECT_EQ(queued(), std::set<std::string>{"ClusterGpuReactivePolicy//reactive"});
   auto d = deployment("ml", "d", kGpu);
   ctl->workload_changed(nullptr, d.get());
