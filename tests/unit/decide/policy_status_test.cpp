@@ -144,7 +144,7 @@ std::shared_ptr<const api::WorkloadView> workload(const std::string& kind, const
 }
 
 api::PolicyParse parse(const json& spec, const std::string& kind = "StaticPolicy",
-                        const std::string& ns = "ml") {
+                       const std::string& ns = "ml") {
   json o = {{"apiVersion", "rightsizing.kubex.ai/v1alpha1"},
             {"kind", kind},
             {"metadata", {{"name", "p"}, {"generation", 1}}},
@@ -194,7 +194,7 @@ TEST(MatchedWorkloads, CountsWhatTheScopeMatches) {
   json cluster_scope = scope;
   cluster_scope["namespaceSelector"] = {{"operator", "In"}, {"values", {"*"}}};
   auto cl = parse({{"automationStrategyRef", {{"name", "s"}}}, {"scope", cluster_scope}},
-                   "ClusterStaticPolicy", "");
+                  "ClusterStaticPolicy", "");
   ASSERT_TRUE(cl.valid()) << cl.report.message();
   EXPECT_EQ(count_matched_workloads(cl.value, true, views, kProtected), 3);  // ml/a, ml/b, other/c
   EXPECT_EQ(count_matched_workloads(cl.value, true, views, {}), 4);          // kube-system unprotected
