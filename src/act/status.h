@@ -6,6 +6,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,15 +21,28 @@ struct ConditionUpdate {
 
 struct StatusChange {
   std::vector<ConditionUpdate> set;
-  std::vector<std::string> remove;                    // condition types to drop
-  nlohmann::json fields = nlohmann::json::object();   // a JSON merge patch of status (RFC 7386: null deletes)
+  std::vector<std::string> remove;  // condition types to drop
+  // Condition types that another writer owns while they carry one of these reasons: a `set` entry of such a
+  // type is skipped then (e.g. Ready/PrometheusQueryFailed belongs to the reactive recommender).
+  std::map<std::string, std::vector<std::string>> keep_reasons;
+  nlohmann::json fields = nlohmann::json::object();  // a JSON merge patch of status (RFC 7386: null deletes)
+  // When set, nothing is written if the object's metadata.generation differs (StatusResult::stale): the
+  // caller decided from another version of the spec, and observedGeneration must not claim this one.
+  std::optional<std::int64_t> generation;
 };
 
 struct StatusResult {
   bool written = false;
+  bool stale = false;  // StatusChange::generation did not match the object's
   // Condition types whose status changed (or that appeared) in this write, e.g. for transition events.
   std::vector<std::string> transitioned;
+  // The conditions as they were read before the change (type, status, reason, message), so that callers can
+  // tell reason and message changes apart from repeats (OBS-2 events) without trusting a cache.
+  std::vector<ConditionUpdate> previous;
 };
+
+// The well-formed entries of status.conditions (type, status, reason, message).
+std::vector<ConditionUpdate> conditions_of(const nlohmann::json& status);
 
 // Pure: applies `change` to `status` (an object, or null) for an object of `generation`. Returns the
 // transitioned condition types; `status` is left equal to its input when nothing changes.
@@ -37,6 +51,7 @@ std::vector<std::string> apply_status_change(nlohmann::json& status, const Statu
 
 // Reads `object_path`, applies `change` and writes `<object_path>/status` when something changed.
 kube::KResult<StatusResult> update_status(kube::Client& client, const std::string& object_path,
-                                          const StatusChange& change, common::TimePoint now, int attempts = 5);
+                                          const StatusChange& change, common::TimePoint now,
+                                          int attempts = 5);
 
 }  // namespace kubex::act

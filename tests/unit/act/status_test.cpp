@@ -15,7 +15,8 @@ TEST(StatusChange, ConditionsAreAMapByTypeWithGenerationsAndTransitionTimes) {  
   json status;
   StatusChange c;
   c.set = {{"Ready", "False", "StrategyNotFound", "ClusterAutomationStrategy \"x\" not found"},
-           {"AutomationStrategyResolved", "False", "StrategyNotFound", "ClusterAutomationStrategy \"x\" not found"}};
+           {"AutomationStrategyResolved", "False", "StrategyNotFound",
+            "ClusterAutomationStrategy \"x\" not found"}};
   c.fields = {{"matchedWorkloads", 0}};
   auto tr = apply_status_change(status, c, 3, t0);
   EXPECT_EQ(tr, (std::vector<std::string>{"Ready", "AutomationStrategyResolved"}));
@@ -63,6 +64,40 @@ TEST(StatusChange, MalformedEntriesAreDroppedAndLongMessagesCut) {  // API-1, EN
   apply_status_change(status, c, 1, t0);
   ASSERT_EQ(status["conditions"].size(), 1u);
   EXPECT_EQ(status["conditions"][0]["message"].get<std::string>().size(), 32768u);
+}
+
+TEST(StatusChange, KeepReasonsLeaveAnotherWritersConditionAlone) {  // OBS-1 Ready/PrometheusQueryFailed
+  json status = {{"conditions",
+                  {{{"type", "Ready"},
+                    {"status", "False"},
+                    {"reason", "PrometheusQueryFailed"},
+                    {"message", "refused"}}}}};
+  StatusChange c;
+  c.set = {{"Ready", "True", "Reconciled", ""}, {"AutomationStrategyResolved", "True", "Resolved", "s"}};
+  c.keep_reasons["Ready"] = {"PrometheusQueryFailed"};
+  auto tr = apply_status_change(status, c, 2, t0);
+  EXPECT_EQ(tr, std::vector<std::string>{"AutomationStrategyResolved"});
+  EXPECT_EQ(status["conditions"][1]["reason"], "PrometheusQueryFailed");
+  EXPECT_EQ(status["conditions"][1]["message"], "refused");
+  // Another reason is overwritten as usual.
+  status["conditions"][1]["reason"] = "StrategyNotFound";
+  tr = apply_status_change(status, c, 2, t1);
+  EXPECT_EQ(tr, std::vector<std::string>{"Ready"});
+  EXPECT_EQ(status["conditions"][1]["reason"], "Reconciled");
+}
+
+TEST(StatusChange, ConditionsOfReadsWellFormedEntries) {  // API-1
+  json status = {{"conditions",
+                  {42,
+                   {{"type", "Valid"}, {"status", "False"}, {"reason", "InvalidSpec"}, {"message", "m"}},
+                   {{"type", "Ready"}, {"status", 1}}}}};
+  auto cs = conditions_of(status);
+  ASSERT_EQ(cs.size(), 2u);
+  EXPECT_EQ(cs[0].type, "Valid");
+  EXPECT_EQ(cs[0].reason, "InvalidSpec");
+  EXPECT_EQ(cs[1].status, "");  // not a string
+  EXPECT_TRUE(conditions_of(json()).empty());
+  EXPECT_TRUE(conditions_of(json{{"conditions", "x"}}).empty());
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <map>
 
-#include "fakes.h"
+#include "global_config_fakes.h"
 
 namespace kubex::controllers {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "fakes.h"
+#include "global_config_fakes.h"
 
 namespace kubex::controllers {
 namespace {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "api/parse.h"
-#include "fakes.h"
+#include "global_config_fakes.h"
 
 namespace kubex::controllers {
 namespace {

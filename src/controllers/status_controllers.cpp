@@ -1,0 +1,70 @@
+#include "controllers/status_controllers.h"
+
+#include "controllers/policy_status.h"
+#include "controllers/status_writer.h"
+#include "controllers/validity_status.h"
+#include "kube/cache/informer.h"
+#include "kube/runtime/manager.h"
+
+namespace kubex::controllers {
+
+void add_validity_status(const StatusSources& s) {
+  ValidityStatusDeps d;
+  d.writer = client_status_writer(s.client);
+  d.events = &s.manager->events();
+  d.metrics = &s.manager->metrics();
+  auto informer = s.kubex_informer;
+  d.object = [informer](api::Kind k, const std::string& key) -> common::ObjectPtr {
+    auto inf = informer(k);
+    return inf ? inf->get(key) : nullptr;
+  };
+  d.global_config_name = s.global_config_name;
+  d.policy_evaluation_name = s.policy_evaluation_name;
+  auto c = std::make_shared<ValidityStatusController>(std::move(d));
+  for (const auto& ki : api::all_kinds()) {
+    if (!ValidityStatusController::handles(ki.kind)) continue;
+    if (auto inf = informer(ki.kind)) c->watch(ki.kind, *inf);
+  }
+  s.manager->add_runnable(c, /*leader_only=*/true);
+}
+
+void add_policy_status(const StatusSources& s) {
+  PolicyStatusDeps d;
+  d.writer = client_status_writer(s.client);
+  d.events = &s.manager->events();
+  d.metrics = &s.manager->metrics();
+  d.catalog = s.catalog;
+  std::vector<std::shared_ptr<kube::Informer>> workloads;
+  for (const auto& inf : s.workload_informers) {
+    if (inf) workloads.push_back(inf);
+  }
+  d.workloads = [workloads] {
+    std::vector<std::shared_ptr<const api::WorkloadView>> out;
+    for (const auto& inf : workloads) {
+      for (auto& o : inf->list()) {
+        if (auto v = std::dynamic_pointer_cast<const api::WorkloadView>(o)) out.push_back(std::move(v));
+      }
+    }
+    return out;
+  };
+  d.global_config_name = s.global_config_name;
+  auto c = std::make_shared<PolicyStatusController>(std::move(d));
+  for (const auto& ki : api::all_kinds()) {
+    auto inf = s.kubex_informer(ki.kind);
+    if (!inf) continue;
+    if (api::is_policy(ki.kind)) c->watch_policies(ki.kind, *inf);
+    if (api::is_strategy(ki.kind)) c->watch_strategies(ki.kind, *inf);
+    if (ki.kind == api::Kind::kGlobalConfiguration) c->watch_global_config(*inf);
+  }
+  for (const auto& inf : workloads) c->watch_workloads(*inf);
+  s.manager->add_runnable(c, /*leader_only=*/true);
+}
+
+void add_singleton_bootstrap(const StatusSources& s) {
+  SingletonOptions o;
+  o.global_config_name = s.global_config_name;
+  o.policy_evaluation_name = s.policy_evaluation_name;
+  s.manager->add_runnable(std::make_shared<SingletonBootstrap>(s.client, o), /*leader_only=*/true);
+}
+
+}  // namespace kubex::controllers

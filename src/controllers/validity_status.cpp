@@ -1,0 +1,114 @@
+#include "controllers/validity_status.h"
+
+#include <exception>
+
+#include "api/kubex_views.h"
+#include "controllers/status_support.h"
+#include "controllers/status_writer.h"
+#include "decide/object_status.h"
+#include "kube/cache/informer.h"
+
+namespace kubex::controllers {
+
+namespace {
+
+kube::ControllerOptions controller_options(const ValidityStatusDeps& d) {
+  kube::ControllerOptions o;
+  o.workers = 1;
+  o.clock = d.clock;
+  o.metrics = d.metrics;
+  return o;
+}
+
+}  // namespace
+
+ValidityStatusController::ValidityStatusController(ValidityStatusDeps deps)
+    : deps_(std::move(deps)),
+      clock_(deps_.clock ? *deps_.clock : common::RealClock::instance()),
+      controller_(std::make_unique<kube::Controller>(
+          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(deps_))) {}
+
+ValidityStatusController::~ValidityStatusController() {
+  controller_->stop();
+}
+
+bool ValidityStatusController::handles(api::Kind k) {
+  return api::is_strategy(k) || k == api::Kind::kGpuConsolidationPolicy ||
+         k == api::Kind::kGlobalConfiguration || k == api::Kind::kPolicyEvaluation;
+}
+
+void ValidityStatusController::enqueue(api::Kind k, const common::CachedObject& o) {
+  controller_->enqueue(object_id(k, o).key());
+}
+
+void ValidityStatusController::watch(api::Kind k, kube::Informer& informer) {
+  std::weak_ptr<ValidityStatusController> self = weak_from_this();
+  kube::InformerHandlers h;
+  h.on_add = [self, k](const common::ObjectPtr& o) {
+    if (auto s = self.lock(); s && o) s->enqueue(k, *o);
+  };
+  h.on_update = [self, k](const common::ObjectPtr& old_obj, const common::ObjectPtr& new_obj) {
+    auto s = self.lock();
+    if (!s || !new_obj) return;
+    // Status writes (ours or another controller's) leave metadata.generation alone: only spec changes count.
+    const api::ObjectMeta* a = old_obj ? meta_of(k, *old_obj) : nullptr;
+    const api::ObjectMeta* b = meta_of(k, *new_obj);
+    if (!a || !b || a->generation != b->generation) s->enqueue(k, *new_obj);
+  };
+  informer.add_handlers(std::move(h));
+}
+
+kube::ReconcileOutcome ValidityStatusController::reconcile(const std::string& key) {
+  try {
+    return reconcile_object(key);
+  } catch (const std::exception& e) {
+    return std::unexpected(std::string("reconcile of ") + key + " failed: " + e.what());
+  } catch (...) {
+    return std::unexpected("reconcile of " + key + " failed");
+  }
+}
+
+kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::string& key) {
+  auto id = parse_object_key(key);
+  if (!id || !handles(id->kind)) return kube::ReconcileResult{};  // not ours: dropped
+  common::ObjectPtr obj = deps_.object ? deps_.object(id->kind, id->cache_key()) : nullptr;
+  if (!obj) return kube::ReconcileResult{};  // deleted: nothing to report on
+  const api::ObjectMeta* meta = meta_of(id->kind, *obj);
+  if (!meta) return kube::ReconcileResult{};
+
+  decide::Verdict verdict;
+  act::StatusChange change;
+  if (api::is_strategy(id->kind)) {
+    verdict = decide::verdict_of(dynamic_cast<const api::StrategyObject&>(*obj).parsed.report);
+  } else if (id->kind == api::Kind::kGlobalConfiguration) {
+    verdict = decide::singleton_verdict(dynamic_cast<const api::GlobalConfigObject&>(*obj).parsed.report,
+                                        id->name, api::info(id->kind).singleton, deps_.global_config_name);
+  } else if (id->kind == api::Kind::kPolicyEvaluation) {
+    verdict =
+        decide::singleton_verdict(dynamic_cast<const api::PolicyEvaluationObject&>(*obj).parsed.report,
+                                  id->name, api::info(id->kind).singleton, deps_.policy_evaluation_name);
+  } else {
+    verdict = decide::verdict_of(dynamic_cast<const api::ConsolidationObject&>(*obj).parsed.report);
+  }
+
+  if (id->kind == api::Kind::kGpuConsolidationPolicy) {
+    if (auto c = decide::consolidation_invalid_condition(verdict)) {
+      change.set.push_back(to_update(*c));
+    } else {
+      // Valid: Available belongs to the consolidation controller. Only a condition that validation wrote
+      // earlier is taken back, so that a fixed object does not keep reporting its old error.
+      bool stale = false;
+      for (const auto& c : cached_conditions(id->kind, *obj))
+        stale = stale || decide::is_validation_condition(c);
+      if (!stale) return kube::ReconcileResult{};
+      change.remove.push_back(decide::kCondAvailable);
+    }
+  } else {
+    change.set.push_back(to_update(decide::valid_condition(verdict)));
+  }
+  common::Duration requeue =
+      verdict.valid ? common::Duration::zero() : common::Duration(decide::kInvalidRequeue);
+  return write_status(*deps_.writer, deps_.events, *id, *meta, std::move(change), clock_.now(), requeue);
+}
+
+}  // namespace kubex::controllers
