@@ -162,6 +162,14 @@ class EngineProcess:
         with self.lock:
             return [l for l in self.lines if l.get("msg") == msg and all(l.get(k) == v for k, v in fields.items())]
 
+    def matching(self, msg):
+        return self.find_all(msg)
+
+    def reconciles(self, controller):
+        """controller_runtime_reconcile_total of one controller, summed over results (OBS-5)."""
+        prefix = f'controller_runtime_reconcile_total{{controller="{controller}",'
+        return sum(float(l.split()[-1]) for l in self.metrics().splitlines() if l.startswith(prefix))
+
     def wait_line(self, msg, timeout=20.0, **fields):
         return wait_for(lambda: self.find(msg, **fields), timeout=timeout,
                         what=f"log line {msg!r} {fields or ''}; output:\n{self.output()}")

@@ -6,7 +6,6 @@ import json
 import subprocess
 
 import pytest
-from kubernetes import client
 
 from conftest import BIN, EngineProcess, ROOT, wait_for
 

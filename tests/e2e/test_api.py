@@ -2,7 +2,6 @@
 kubex-sim, the seed examples, schema defaults and validation seen through real kubectl and the official Python
 client, and `kubex validate`."""
 import json
-import pathlib
 import subprocess
 
 import pytest

@@ -7,7 +7,6 @@ or kubelet ever touches them) and write pod status through the /status subresour
 import json
 import re
 
-import pytest
 from kubernetes import client
 
 from conftest import wait_for

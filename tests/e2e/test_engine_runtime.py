@@ -4,14 +4,10 @@ non-zero exit for a bad kubeconfig, a wrong CA, a rejected token or an unreachab
 import base64
 import datetime
 import json
-import os
 import signal
 import socket
 import subprocess
-import threading
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 import yaml

@@ -7,16 +7,14 @@ import base64
 import json
 import re
 import shutil
-import signal
 import socket
 import ssl
 import subprocess
-import threading
 import urllib.request
 
 import pytest
 
-from conftest import BIN, EngineProcess, wait_for
+from conftest import BIN, EngineProcess
 from webhook_server import make_certs
 
 LATE = "zzz-kubex-mutating-webhook-configuration"
