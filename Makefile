@@ -32,7 +32,7 @@ e2e:
 	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
 
 demo: build
-	scripts/demo.sh $(BUILD_DIR)
+	scripts/demo.sh $(BUILD_DIR) $(DEMO_ARGS)
 
 bench: build
 	scripts/run-benchmarks.sh $(BUILD_DIR)

@@ -388,6 +388,8 @@ int Demo::run() {
   // its caches), the workloads: a pod is sized when it is created.
   double requested_before = 0;
   std::size_t expected_pods = 0;
+  int step = 5;
+  std::vector<WrittenWorkload> written;
   std::vector<std::pair<std::string, std::string>> policies;  // (plural, name) of the rightsizing policies
   for (const char* path : {kStarterExample, kDemoPolicies, kDemoWorkloads}) {
     const std::string* text = embedded(path);
@@ -422,19 +424,18 @@ int Demo::run() {
         for (auto& ch : plural) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         policies.emplace_back(plural.substr(0, plural.size() - 1) + "ies", d["metadata"].value("name", ""));
       }
-      double g = requested_gpus(d);
-      requested_before += g;
-      if (g > 0) {
-        const json& spec = d.value("spec", json::object());
-        expected_pods += static_cast<std::size_t>(spec.value("replicas", spec.value("minReplicas", 1)));
+      if (auto w = written_workload(d)) {
+        requested_before += w->gpus();
+        expected_pods += static_cast<std::size_t>(w->replicas);
+        written.push_back(*w);
       }
     }
-    say(std::string("5. applied ") + path);
+    say(std::to_string(step++) + ". applied " + path);
   }
   say("   the workloads ask for " + format_gpus(requested_before) + " GPUs as written");
   say("");
 
-  // 6. Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
+  // Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
   bool tty = isatty(STDOUT_FILENO);
   std::string last;
   std::vector<PodRow> rows;
@@ -470,8 +471,8 @@ int Demo::run() {
     }
   }
 
-  // 7. The report.
-  Report report = make_report(requested_before, rows, gpus);
+  // The report.
+  Report report = make_report(written, rows, gpus);
   say("");
   say("== kubex demo report ==");
   std::printf("%s", render_report(report).c_str());

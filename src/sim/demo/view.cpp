@@ -147,6 +147,15 @@ std::vector<PodRow> pod_rows(const json& pod_list, const std::string& reservatio
     r.scheduler = str(spec, "schedulerName");
     if (r.scheduler.empty()) r.scheduler = "default-scheduler";
     r.vllm_utilization = vllm_utilization(spec);
+    json info = json::parse(str(member(meta, "annotations"), "automation-webhook.kubex.ai/pod-rightsizing-info"),
+                            nullptr, false);
+    const json& containers = member(info, "containers");
+    if (containers.is_object()) {
+      for (const auto& [c, v] : containers.items()) {
+        std::string source = str(member(v, "gpu"), "source");
+        if (!source.empty()) r.source = source;
+      }
+    }
     rows.push_back(std::move(r));
   }
   std::sort(rows.begin(), rows.end(),
@@ -188,14 +197,31 @@ std::string render_rows(const std::vector<PodRow>& rows) {
   return trimmed;
 }
 
-Report make_report(double requested_before, const std::vector<PodRow>& rows, int gpus_in_cluster) {
+Report make_report(const std::vector<WrittenWorkload>& workloads, const std::vector<PodRow>& rows,
+                   int gpus_in_cluster) {
   Report r;
-  r.requested_before = requested_before;
   r.gpus_in_cluster = gpus_in_cluster;
+  double fractions_before = 0;
+  for (const auto& w : workloads) {
+    r.workloads.push_back({w.ns, w.owner, "", w.gpus(), 0, 0});
+    r.requested_before += w.gpus();
+    if (w.fraction) {
+      fractions_before += w.gpus();
+    } else {
+      r.devices_before += static_cast<int>(std::ceil(w.gpus_per_pod - 1e-9)) * w.replicas;
+    }
+  }
+  r.devices_before += static_cast<int>(std::ceil(fractions_before - 1e-9));
   for (const auto& p : rows) {
     if (p.status != "Running") continue;
     ++r.running_gpu_pods;
     r.requested_after += p.gpus;
+    for (auto& line : r.workloads) {
+      if (line.ns != p.ns || line.owner != p.owner) continue;
+      line.after += p.gpus;
+      ++line.pods;
+      if (line.source.empty()) line.source = p.source;
+    }
     std::stringstream ss(p.device);
     std::string d;
     while (std::getline(ss, d, ',')) {
@@ -225,22 +251,30 @@ std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster)
          " GPUs occupied";
 }
 
-double requested_gpus(const json& w, double gpus_per_model_replica) {
+std::optional<WrittenWorkload> written_workload(const json& w, double gpus_per_model_replica) {
   std::string kind = str(w, "kind");
   const json& spec = member(w, "spec");
-  auto replicas_of = [&](const char* key, double def) {
+  auto int_of = [&](const char* key, int def) {
     const json& v = member(spec, key);
-    return v.is_number() ? v.get<double>() : def;
+    return v.is_number_integer() ? v.get<int>() : def;
   };
+  WrittenWorkload out;
+  out.ns = str(member(w, "metadata"), "namespace");
+  out.owner = kind + "/" + str(member(w, "metadata"), "name");
   if (kind == "Model") {
-    double replicas = member(spec, "replicas").is_number() ? replicas_of("replicas", 1) : replicas_of("minReplicas", 1);
-    return replicas * gpus_per_model_replica;
+    out.replicas = member(spec, "replicas").is_number_integer() ? int_of("replicas", 1) : int_of("minReplicas", 1);
+    out.gpus_per_pod = gpus_per_model_replica;
+  } else if (kind == "Deployment" || kind == "StatefulSet") {
+    const json& tmpl = member(spec, "template");
+    std::string fraction = str(member(member(tmpl, "metadata"), "annotations"), "gpu-fraction");
+    out.fraction = !fraction.empty();
+    out.gpus_per_pod = out.fraction ? gpu_number(json(fraction)) : whole_gpus(member(tmpl, "spec"));
+    out.replicas = int_of("replicas", 1);
+  } else {
+    return std::nullopt;
   }
-  if (kind != "Deployment" && kind != "StatefulSet") return 0;
-  const json& tmpl = member(spec, "template");
-  std::string fraction = str(member(member(tmpl, "metadata"), "annotations"), "gpu-fraction");
-  double per_pod = fraction.empty() ? whole_gpus(member(tmpl, "spec")) : gpu_number(json(fraction));
-  return per_pod * replicas_of("replicas", 1);
+  if (out.gpus_per_pod <= 0) return std::nullopt;
+  return out;
 }
 
 std::string render_report(const Report& r) {
@@ -254,7 +288,16 @@ std::string render_report(const Report& r) {
   }
   out += "\n";
   out += "physical GPUs occupied:                       " + std::to_string(r.occupied) + " of " +
-         std::to_string(r.gpus_in_cluster) + " (" + std::to_string(r.running_gpu_pods) + " running GPU pods)\n";
+         std::to_string(r.gpus_in_cluster) + " (" + std::to_string(r.running_gpu_pods) +
+         " running GPU pods; as written they would take " + std::to_string(r.devices_before) + ")\n";
+  out += "per workload (GPUs as written -> held now):\n";
+  std::size_t w = 0;
+  for (const auto& l : r.workloads) w = std::max(w, l.ns.size() + 1 + l.owner.size());
+  for (const auto& l : r.workloads) {
+    out += "  " + pad(l.ns + "/" + l.owner, w + 1) + pad(format_gpus(l.before), 5) + "-> " +
+           pad(format_gpus(l.after), 5) + pad("(" + std::to_string(l.pods) + (l.pods == 1 ? " pod)" : " pods)"), 10) +
+           (l.source.empty() ? "unchanged by kubex" : "from " + l.source) + "\n";
+  }
   out += "pods per GPU:\n";
   for (const auto& [device, pods] : r.pods_per_device) {
     std::string names;

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct PodRow {
   std::string device;           // "<node>/gpu<i>" the kubelet gave it, "" when none
   std::string queue, scheduler;
   std::string vllm_utilization;  // the --gpu-memory-utilization it runs with, "" when none
+  std::string source;            // the policy that set its GPU (pod-rightsizing-info), "" when kubex did not
 };
 
 // Rows for the pods of a LIST (reservation pods of KAI and pods without any GPU are left out). Sorted by
@@ -32,20 +34,35 @@ std::string render_rows(const std::vector<PodRow>& rows);
 // One line: "pods 7/8 running · GPUs requested 1.85 · 3 of 6 GPUs occupied".
 std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster);
 
-// GPUs a workload object asks for, as written: the pod template's whole nvidia.com/gpu (limits, else
-// requests) or its gpu-fraction annotation, times its replicas (Deployment, StatefulSet: spec.replicas;
-// KubeAI Model: spec.replicas or minReplicas, with `gpus_per_model_replica`). 0 for other kinds.
-double requested_gpus(const nlohmann::json& workload, double gpus_per_model_replica = 1);
+// A GPU workload as its manifest asks: Deployment or StatefulSet (the pod template's whole nvidia.com/gpu,
+// limits else requests, or its gpu-fraction annotation; spec.replicas) or KubeAI Model (spec.replicas or
+// minReplicas, `gpus_per_model_replica` each). Nothing for other kinds or workloads without GPUs.
+struct WrittenWorkload {
+  std::string ns, owner;  // owner as PodRow::owner: "Deployment/train", "Model/llama"
+  double gpus_per_pod = 0;
+  bool fraction = false;  // already a KAI gpu-fraction as written
+  int replicas = 1;
+  double gpus() const { return gpus_per_pod * replicas; }
+};
+std::optional<WrittenWorkload> written_workload(const nlohmann::json& manifest, double gpus_per_model_replica = 1);
 
 struct Report {
-  double requested_before = 0;  // what the applied workloads ask for
-  double requested_after = 0;   // what their running pods hold now
-  int occupied = 0;             // distinct physical GPUs holding at least one pod
+  struct Line {
+    std::string ns, owner, source;
+    double before = 0, after = 0;  // GPUs as written / held by its running pods now
+    int pods = 0;                  // running
+  };
+  std::vector<Line> workloads;   // in the order given
+  double requested_before = 0;   // what the workloads ask for as written
+  double requested_after = 0;    // what their running pods hold now
+  int devices_before = 0;        // GPUs the pods would take as written: whole GPUs each, existing fractions packed
+  int occupied = 0;              // distinct physical GPUs holding at least one pod now
   int gpus_in_cluster = 0;
   int running_gpu_pods = 0;
   std::map<std::string, std::vector<std::string>> pods_per_device;  // device -> pod names
 };
-Report make_report(double requested_before, const std::vector<PodRow>& rows, int gpus_in_cluster);
+Report make_report(const std::vector<WrittenWorkload>& workloads, const std::vector<PodRow>& rows,
+                   int gpus_in_cluster);
 std::string render_report(const Report& r);
 
 // "0.5", "1", "2.25": shortest decimal with at most 2 places.

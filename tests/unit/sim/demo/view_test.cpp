@@ -67,35 +67,60 @@ TEST(DemoView, RowsCarryShareDeviceQueueAndSkipNonGpuAndReservationPods) {
   EXPECT_EQ(render_summary(rows, 6), "GPU pods 2/3 running · GPUs requested 2.9 · 3 of 6 GPUs occupied");
 }
 
-TEST(DemoView, RequestedGpusAsWritten) {
+TEST(DemoView, WorkloadsAsWritten) {
   json d = {{"kind", "Deployment"},
+            {"metadata", {{"name", "train"}, {"namespace", "ml"}}},
             {"spec",
              {{"replicas", 2},
               {"template", {{"spec", {{"containers", {{{"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}}}}}}};
-  EXPECT_DOUBLE_EQ(requested_gpus(d), 2);
+  auto w = written_workload(d);
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->owner, "Deployment/train");
+  EXPECT_EQ(w->ns, "ml");
+  EXPECT_DOUBLE_EQ(w->gpus(), 2);
+  EXPECT_FALSE(w->fraction);
   json kai = {{"kind", "Deployment"},
               {"spec", {{"template", {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}}}}}}};
-  EXPECT_DOUBLE_EQ(requested_gpus(kai), 0.25);  // replicas default to 1
+  w = written_workload(kai);
+  ASSERT_TRUE(w);
+  EXPECT_DOUBLE_EQ(w->gpus(), 0.25);  // replicas default to 1
+  EXPECT_TRUE(w->fraction);
   json model = {{"kind", "Model"}, {"spec", {{"minReplicas", 1}}}};
-  EXPECT_DOUBLE_EQ(requested_gpus(model), 1);
-  EXPECT_DOUBLE_EQ(requested_gpus({{"kind", "ClusterStaticPolicy"}}), 0);
+  ASSERT_TRUE(written_workload(model));
+  EXPECT_DOUBLE_EQ(written_workload(model)->gpus(), 1);
+  EXPECT_FALSE(written_workload({{"kind", "ClusterStaticPolicy"}}));
+  json no_gpu = {{"kind", "Deployment"}, {"spec", {{"template", {{"spec", {{"containers", json::array()}}}}}}}};
+  EXPECT_FALSE(written_workload(no_gpu));
 }
 
 TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
   std::vector<PodRow> rows(4);
-  rows[0] = {"ml", "a", "", "Running", "n0", 0.4, true, "n0/gpu0", "", "", ""};
-  rows[1] = {"ml", "b", "", "Running", "n0", 0.4, true, "n0/gpu0", "", "", ""};
-  rows[2] = {"ml", "c", "", "Running", "n1", 1, false, "n1/gpu0", "", "", ""};
-  rows[3] = {"ml", "d", "", "Pending", "", 0.5, true, "", "", "", ""};
-  Report r = make_report(4.25, rows, 6);
+  rows[0] = {"ml", "a", "Deployment/chat", "Running", "n0", 0.4, true, "n0/gpu0", "", "", "", "ClusterStaticPolicy/s"};
+  rows[1] = {"ml", "b", "Deployment/chat", "Running", "n0", 0.4, true, "n0/gpu0", "", "", "", "ClusterStaticPolicy/s"};
+  rows[2] = {"ml", "c", "Deployment/train", "Running", "n1", 1, false, "n1/gpu0", "", "", "", ""};
+  rows[3] = {"ml", "d", "Deployment/late", "Pending", "", 0.5, true, "", "", "", "", ""};
+  std::vector<WrittenWorkload> written = {{"ml", "Deployment/chat", 1, false, 2},
+                                          {"ml", "Deployment/train", 1, false, 1},
+                                          {"ml", "Deployment/nb", 0.25, true, 1}};
+  Report r = make_report(written, rows, 6);
+  EXPECT_DOUBLE_EQ(r.requested_before, 3.25);
   EXPECT_DOUBLE_EQ(r.requested_after, 1.8);
+  EXPECT_EQ(r.devices_before, 4);  // three whole GPUs, and the quarter on a fourth
   EXPECT_EQ(r.occupied, 2);
   EXPECT_EQ(r.running_gpu_pods, 3);
   EXPECT_EQ(r.pods_per_device.at("n0/gpu0").size(), 2u);
+  ASSERT_EQ(r.workloads.size(), 3u);
+  EXPECT_DOUBLE_EQ(r.workloads[0].after, 0.8);
+  EXPECT_EQ(r.workloads[0].pods, 2);
+  EXPECT_EQ(r.workloads[0].source, "ClusterStaticPolicy/s");
+  EXPECT_EQ(r.workloads[2].pods, 0);
   std::string text = render_report(r);
-  EXPECT_NE(text.find("4.25"), std::string::npos) << text;
-  EXPECT_NE(text.find("1.8  (58% less)"), std::string::npos) << text;
-  EXPECT_NE(text.find("2 of 6 (3 running GPU pods)"), std::string::npos) << text;
+  EXPECT_NE(text.find("3.25"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.8  (45% less)"), std::string::npos) << text;
+  EXPECT_NE(text.find("2 of 6 (3 running GPU pods; as written they would take 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ml/Deployment/chat  2    -> 0.8  (2 pods)  from ClusterStaticPolicy/s"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("unchanged by kubex"), std::string::npos) << text;
   EXPECT_EQ(format_gpus(0.7), "0.7");
   EXPECT_EQ(format_gpus(1), "1");
   EXPECT_EQ(format_gpus(2.25), "2.25");

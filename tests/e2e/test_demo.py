@@ -1,0 +1,70 @@
+"""`make demo` (issue 6 item 7): `kubex-sim demo` runs kubex-sim, a real Prometheus and the real kubex engine,
+applies the guide's starter example and the demo workloads, shows a live view, ends with a report and exits 0;
+Ctrl-C stops everything cleanly."""
+import os
+import re
+import signal
+import subprocess
+import time
+
+from conftest import BIN, wait_for
+
+
+def demo(*args, **kw):
+    return subprocess.Popen([str(BIN / "kubex-sim"), "demo", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def children_alive(pids):
+    alive = []
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+            alive.append(pid)
+        except ProcessLookupError:
+            pass
+    return alive
+
+
+def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VLM-3 as a user sees them
+    p = demo("--work-dir", str(tmp_path), "--timeout", "150")
+    out, _ = p.communicate(timeout=240)
+    assert p.returncode == 0, out
+    for log in ("kubex-sim.log", "kubex-engine.log", "prometheus.log"):
+        assert str(tmp_path / log) in out, out  # it says where each log is
+        assert (tmp_path / log).exists()
+    assert "PodAdmissionWebhookHealthy=True" in out
+    report = out.split("== kubex demo report ==", 1)[1]
+    assert re.search(r"GPUs requested by the workloads as written:\s+4\.25", report), report
+    assert re.search(r"GPUs their running pods hold now \(kubex\):\s+1\.85", report), report
+    # The live view's last table: every GPU pod shares a GPU; the vLLM pods run with their tuned utilization;
+    # the existing KAI notebook keeps its own queue.
+    table = out.split("== kubex demo report ==", 1)[0].rsplit("-- GPU pods", 1)[1]
+    rows = [l.split() for l in table.splitlines()[2:] if l.strip()]
+    by_pod = {r[1].rsplit("-", 2)[0]: r for r in rows}
+    assert by_pod["chat-vllm"][3:5] == ["0.4", "(share)"] and by_pod["chat-vllm"][-1] == "0.36", rows
+    assert by_pod["model-llama"][3] == "0.3" and by_pod["model-llama"][-1] == "0.27", rows
+    assert by_pod["trainer"][3] == "0.5" and by_pod["trainer"][6] == "kubex-unlimited-gpu-queue", rows
+    assert by_pod["notebook"][3] == "0.25" and by_pod["notebook"][6] == "research-notebooks", rows
+    assert all(r[2] == "Running" and r[7] == "kai-scheduler" for r in rows), rows
+    assert "from ClusterStaticPolicy/demo-trainer" in report
+
+
+def test_ctrl_c_stops_everything(tmp_path):  # "exits cleanly on Ctrl-C"
+    p = demo("--work-dir", str(tmp_path), "--keep-running")
+    lines = []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        line = p.stdout.readline()
+        if not line:
+            break
+        lines.append(line)
+        if line.startswith("  export KUBECONFIG="):
+            break
+    assert any(l.startswith("  export KUBECONFIG=") for l in lines), "".join(lines)
+    kids = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()]
+    assert len(kids) >= 2, kids  # prometheus and the engine
+    p.send_signal(signal.SIGINT)
+    p.communicate(timeout=60)
+    assert p.returncode in (0, 130), p.returncode
+    wait_for(lambda: not children_alive(kids), timeout=20, what="the engine and Prometheus stopped")
