@@ -34,9 +34,10 @@ struct LoadResult {
   double seconds = 0;       // the measured window
   double throughput = 0;
   double p50_ms = 0, p99_ms = 0, p999_ms = 0, max_ms = 0;
-  double cpu_seconds = 0;  // the client process's user+system CPU during the window
-  std::uint64_t late = 0;  // fixed rate: requests sent more than 1 ms after their scheduled time
-  std::string error;       // the first failure, if any
+  double cpu_seconds = 0;        // the client process's user+system CPU during the window
+  std::uint64_t late = 0;        // fixed rate: requests sent more than 1 ms after their scheduled time
+  int connections_answered = 0;  // connections that got at least one answer inside the window
+  std::string error;             // the first failure, if any
 };
 
 LoadResult run_load(const LoadSpec& spec);

@@ -105,7 +105,7 @@ void ServerServe(benchmark::State& state) {
     benchmark::DoNotOptimize(reply);
   }
 }
-BENCHMARK(ServerServe);
+BENCHMARK(ServerServe)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 

@@ -335,10 +335,12 @@ int main(int argc, char** argv) {
     return s;
   };
   auto progress = [t0 = std::chrono::steady_clock::now()](const std::string& what, const Sample& s) {
-    std::fprintf(stderr, "[%6.1f s] %-28s %8.0f/s p50 %.3f ms p99 %.3f ms failed %llu %s\n",
+    std::fprintf(stderr,
+                 "[%6.1f s] %-20s %7.0f/s p50 %.3f ms p99 %.3f ms max %.1f ms; %d connections answered; "
+                 "server %.0f us/answer; failed %llu %s\n",
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), what.c_str(),
-                 s.r.throughput, s.r.p50_ms, s.r.p99_ms, static_cast<unsigned long long>(s.r.failed),
-                 s.r.error.c_str());
+                 s.r.throughput, s.r.p50_ms, s.r.p99_ms, s.r.max_ms, s.r.connections_answered,
+                 s.server_us_per_review, static_cast<unsigned long long>(s.r.failed), s.r.error.c_str());
   };
 
   std::vector<std::pair<Series, Series>> closed(concurrency.size());
