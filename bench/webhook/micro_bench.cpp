@@ -4,7 +4,8 @@
 //   DecodeReview      the AdmissionReview body -> AdmissionRequest (JSON parse of ~4 KB)
 //   PodAdmission      PodAdmission::handle: decision + catalog/owner lookups + the summary log line
 //   EncodeReview      the response envelope with its base64 JSONPatch
-//   ServerServe       webhook::Server::serve: decode + handler on its deadline thread + encode + metrics
+//   ServerServe/1     webhook::Server::serve: decode + handler on its deadline thread + encode + metrics
+//   ServerServe/0     the same with the handler run inline (deadline 0): the cost of the thread handoff
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -89,6 +90,8 @@ void EncodeReview(benchmark::State& state) {
 }
 BENCHMARK(EncodeReview);
 
+// state.range(0): 1 = the handler on its deadline thread (as served), 0 = inline (deadline 0), which shows
+// what handing the call to another thread costs.
 void ServerServe(benchmark::State& state) {
   const auto& s = scenario();
   kube::Metrics metrics;
@@ -96,16 +99,18 @@ void ServerServe(benchmark::State& state) {
   webhook::Server server(webhook::ServerOptions{}, nullptr);  // serve() needs no listener
   server.set_observer(admission_metrics.observer());
   auto handler = std::make_shared<webhook::PodAdmission>(bench::pod_admission_deps(s));
-  server.handle(api::keys::kLatePath, [handler](const webhook::AdmissionRequest& r) {
-    return handler->handle(r, decide::Pass::kLate);
-  });
+  webhook::HandlerOptions ho;
+  if (state.range(0) == 0) ho.deadline = std::chrono::milliseconds(0);
+  server.handle(
+      api::keys::kLatePath,
+      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
   for (auto _ : state) {
     auto reply = server.serve(api::keys::kLatePath, s.review);
     if (reply.outcome != webhook::Outcome::kPatched) state.SkipWithError("not patched");
     benchmark::DoNotOptimize(reply);
   }
 }
-BENCHMARK(ServerServe)->MeasureProcessCPUTime()->UseRealTime();
+BENCHMARK(ServerServe)->Arg(1)->Arg(0)->MeasureProcessCPUTime()->UseRealTime();
 
 }  // namespace
 
