@@ -13,9 +13,15 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # The scale rig at a tenth of its size, with the engine cache benchmark on top of it.
   /usr/bin/python3 bench/scale/engine_sync.py --build "$build" --scale 0.1 --idle-seconds 30 --reps 1
+  echo
+  # The admission webhook over TLS vs nginx (issue 6), one short repetition, and its stages without TLS.
+  "$bin/bench-webhook" --reps 1 --seconds 2 --rate-seconds 3 && "$bin/bench-webhook-micro" --benchmark_min_time=0.2
 else
   "$bin/bench-apiserver"
   echo
   # The peer-sized scale rig (issue 3) and `kubex engine` syncing it (issue 4): about 10 minutes.
   /usr/bin/python3 bench/scale/engine_sync.py --build "$build"
+  echo
+  # The admission webhook over TLS vs nginx at 1/8/64 clients and 1,000 reviews/s (issue 6): about 3 minutes.
+  "$bin/bench-webhook" && "$bin/bench-webhook-micro" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 fi

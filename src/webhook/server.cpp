@@ -2,8 +2,10 @@
 
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -12,6 +14,7 @@
 #include "common/log.h"
 #include "kube/runtime/http_endpoints.h"
 #include "webhook/certs.h"
+#include "webhook/elastic_threads.h"
 
 namespace kubex::webhook {
 
@@ -47,6 +50,22 @@ void run_handler(const Route& route, const AdmissionRequest& request, Call& call
   call.done = true;
   call.cv.notify_all();
 }
+
+// httplib's task queue (one task per accepted connection) on ElasticThreads: a connection beyond the kept
+// threads gets a thread of its own instead of waiting for a kept-alive connection to close. shutdown()
+// serves what is queued and waits for every connection to end, like httplib::ThreadPool.
+class ConnectionThreads : public httplib::TaskQueue {
+ public:
+  ConnectionThreads(std::size_t keep, std::size_t max) : threads_(keep, max) {}
+  void enqueue(std::function<void()> fn) override { threads_.run(std::move(fn)); }
+  void shutdown() override {
+    threads_.shutdown();
+    threads_.wait();
+  }
+
+ private:
+  ElasticThreads threads_;
+};
 
 HttpReply text_reply(int status, std::string body, Outcome outcome) {
   return HttpReply{status, "text/plain; charset=utf-8", std::move(body), outcome};
@@ -87,7 +106,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
   std::mutex overrun_mu;
   std::condition_variable overrun_cv;
-  int overrun = 0;  // handler threads still running after their deadline
+  int overrun = 0;                                  // handler threads still running after their deadline
+  std::unique_ptr<ElasticThreads> handler_threads;  // the threads handlers run on (one per call in flight)
   common::Logger log{"webhook"};
 
   std::shared_ptr<const Route> route(const std::string& path) {
@@ -114,7 +134,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       }
     }
     try {
-      std::thread([self = shared_from_this(), route, request, call] {
+      bool started = handler_threads->run([self = shared_from_this(), route, request, call] {
         run_handler(*route, *request, *call);
         bool abandoned;
         {
@@ -126,7 +146,11 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
           --self->overrun;
           self->overrun_cv.notify_all();
         }
-      }).detach();
+      });
+      if (!started) {
+        error = "cannot start the handler: no thread could be started";
+        return std::nullopt;
+      }
     } catch (const std::exception& e) {
       error = std::string("cannot start the handler: ") + e.what();
       return std::nullopt;
@@ -210,6 +234,9 @@ Server::Server(ServerOptions options, std::shared_ptr<ServingCertificate> certif
     : impl_(std::make_shared<Impl>()) {
   impl_->options = std::move(options);
   impl_->certificate = std::move(certificate);
+  // Overrunning handlers are bounded by max_overrun_handlers, the others by the connections.
+  impl_->handler_threads = std::make_unique<ElasticThreads>(
+      static_cast<std::size_t>(std::max(1, impl_->options.threads)), std::numeric_limits<std::size_t>::max());
 }
 
 Server::~Server() {
@@ -249,8 +276,9 @@ common::Result<void> Server::start() {
     return common::fail("webhook server TLS setup failed: " +
                         (impl->ctx_error.empty() ? std::string("invalid SSL context") : impl->ctx_error));
   }
-  int threads = std::max(1, impl->options.threads);
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  auto keep = static_cast<std::size_t>(std::max(1, impl->options.threads));
+  auto most = std::max(keep, static_cast<std::size_t>(std::max(1, impl->options.max_connections)));
+  s.new_task_queue = [keep, most] { return new ConnectionThreads(keep, most); };
   // Without SO_REUSEPORT (httplib's default) a port in use is an error rather than silently shared.
   s.set_socket_options([](int sock) {
     int yes = 1;
@@ -320,6 +348,8 @@ void Server::stop(std::chrono::milliseconds grace) {
   }
   std::unique_lock lk(impl->overrun_mu);
   impl->overrun_cv.wait_for(lk, grace, [impl] { return impl->overrun == 0; });
+  lk.unlock();
+  impl->handler_threads->shutdown();
 }
 
 const std::string& Server::host() const {

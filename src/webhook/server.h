@@ -3,10 +3,11 @@
 // certificate, plus GET /healthz. httplib is included only in the .cpp.
 //
 // Per request: the body is decoded (VAL-9: HTTP 400 `invalid AdmissionReview: <reason>`), the path's
-// handler runs on its own thread with a deadline (ADM-2: 8 s), and the response is encoded with the uid
-// echoed. A handler that throws, overruns its deadline or returns an unencodable response is answered
-// according to its HandlerOptions: fail-open (`allowed: true`, no patch) or HTTP 500 (the API server then
-// applies the webhook's failurePolicy). Every request is reported to the observer with its outcome.
+// handler runs on a thread of its own (reused, elastic_threads.h) with a deadline (ADM-2: 8 s), and the
+// response is encoded with the uid echoed. A handler that throws, overruns its deadline or returns an
+// unencodable response is answered according to its HandlerOptions: fail-open (`allowed: true`, no patch) or
+// HTTP 500 (the API server then applies the webhook's failurePolicy). Every request is reported to the
+// observer with its outcome.
 #pragma once
 
 #include <chrono>
@@ -44,7 +45,10 @@ using Observer = std::function<void(const std::string& path, Outcome outcome, do
 
 struct ServerOptions {
   std::string bind_address = ":9443";  // HOST:PORT, :PORT; port 0 picks a free port
-  int threads = 16;                    // httplib workers; every idle keep-alive connection holds one
+  // Threads kept for connections and for handlers. Every open keep-alive connection holds a thread: more
+  // are started while more connections are open, up to max_connections (beyond that, new connections wait).
+  int threads = 16;
+  int max_connections = 1024;
   int keep_alive_timeout_seconds = 5;
   int keep_alive_max_count = 1000;
   std::size_t max_body_bytes = 16u << 20;

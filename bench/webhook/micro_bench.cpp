@@ -1,0 +1,117 @@
+// Micro-benchmarks of the webhook path's stages without TLS or HTTP (issue 6), on the same scenario as
+// bench-webhook: where a review's time goes. Each stage includes the ones listed before it only where said.
+//   DecideAdmission   decide::decide_admission alone (the pure decision: match, plan, patch)
+//   DecodeReview      the AdmissionReview body -> AdmissionRequest (JSON parse of ~4 KB)
+//   PodAdmission      PodAdmission::handle: decision + catalog/owner lookups + the summary log line
+//   EncodeReview      the response envelope with its base64 JSONPatch
+//   ServerServe/1     webhook::Server::serve: decode + handler on its deadline thread + encode + metrics
+//   ServerServe/0     the same with the handler run inline (deadline 0): the cost of the thread handoff
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "api/keys.h"
+#include "common/log.h"
+#include "decide/pod_mutation.h"
+#include "kube/runtime/metrics.h"
+#include "scenario.h"
+#include "webhook/admission_metrics.h"
+#include "webhook/server.h"
+
+using namespace kubex;
+
+namespace {
+
+const bench::Scenario& scenario() {
+  static const bench::Scenario s = [] {
+    auto r = bench::make_scenario(KUBEX_SOURCE_DIR);
+    if (!r) {
+      std::fprintf(stderr, "scenario: %s\n", r.error().str().c_str());
+      std::abort();
+    }
+    // The summary line is formatted and written as in the engine (info), to /dev/null.
+    common::set_log_output(std::fopen("/dev/null", "w"));
+    common::set_log_level(common::LogLevel::kInfo);
+    return std::move(*r);
+  }();
+  return s;
+}
+
+void DecideAdmission(benchmark::State& state) {
+  const auto& s = scenario();
+  decide::AdmissionInput in;
+  in.pod = &s.pod;
+  in.global = &s.catalog->global();
+  in.evaluation = &s.catalog->evaluation();
+  in.ns = bench::kNamespace;
+  in.workload = &s.owner;
+  in.candidates = s.catalog->candidates();
+  for (auto _ : state) {
+    auto d = decide::decide_admission(in);
+    if (!d.patched()) state.SkipWithError("the decision did not patch the pod");
+    benchmark::DoNotOptimize(d);
+  }
+}
+BENCHMARK(DecideAdmission);
+
+void DecodeReview(benchmark::State& state) {
+  const auto& s = scenario();
+  for (auto _ : state) {
+    auto r = webhook::decode_admission_review(s.review);
+    if (!r) state.SkipWithError("decode failed");
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * s.review.size()));
+}
+BENCHMARK(DecodeReview);
+
+void PodAdmission(benchmark::State& state) {
+  const auto& s = scenario();
+  webhook::PodAdmission handler(bench::pod_admission_deps(s));
+  auto req = webhook::decode_admission_review(s.review);
+  for (auto _ : state) {
+    auto r = handler.handle(*req, decide::Pass::kLate);
+    if (!r.has_patch()) state.SkipWithError("no patch");
+    benchmark::DoNotOptimize(r);
+  }
+}
+BENCHMARK(PodAdmission);
+
+void EncodeReview(benchmark::State& state) {
+  const auto& s = scenario();
+  webhook::PodAdmission handler(bench::pod_admission_deps(s));
+  auto req = webhook::decode_admission_review(s.review);
+  auto resp = handler.handle(*req, decide::Pass::kLate);
+  for (auto _ : state) {
+    auto body = webhook::encode_admission_review(req->uid, resp);
+    benchmark::DoNotOptimize(body);
+  }
+}
+BENCHMARK(EncodeReview);
+
+// state.range(0): 1 = the handler on its deadline thread (as served), 0 = inline (deadline 0), which shows
+// what handing the call to another thread costs.
+void ServerServe(benchmark::State& state) {
+  const auto& s = scenario();
+  kube::Metrics metrics;
+  webhook::AdmissionMetrics admission_metrics(metrics);
+  webhook::Server server(webhook::ServerOptions{}, nullptr);  // serve() needs no listener
+  server.set_observer(admission_metrics.observer());
+  auto handler = std::make_shared<webhook::PodAdmission>(bench::pod_admission_deps(s));
+  webhook::HandlerOptions ho;
+  if (state.range(0) == 0) ho.deadline = std::chrono::milliseconds(0);
+  server.handle(
+      api::keys::kLatePath,
+      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
+  for (auto _ : state) {
+    auto reply = server.serve(api::keys::kLatePath, s.review);
+    if (reply.outcome != webhook::Outcome::kPatched) state.SkipWithError("not patched");
+    benchmark::DoNotOptimize(reply);
+  }
+}
+BENCHMARK(ServerServe)->Arg(1)->Arg(0)->MeasureProcessCPUTime()->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();
