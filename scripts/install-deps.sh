@@ -9,7 +9,7 @@ PACKAGES=(
   # fuzzing (scripts/fuzz-smoke.sh): clang 16 has what libstdc++ 12's std::expected needs; 14 does not
   clang-16 libclang-rt-16-dev
   nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libspdlog-dev libfmt-dev
-  libcli11-dev prometheus-cpp-dev libssl-dev zlib1g-dev libbrotli-dev
+  libcli11-dev prometheus-cpp-dev libssl-dev zlib1g-dev libbrotli-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # real peers for tests, demo and benchmarks
   prometheus python3-kubernetes python3-pytest python3-yaml openssl

@@ -5,21 +5,12 @@
 #include "act/owner_annotations.h"
 #include "common/log.h"
 #include "decide/pod_resources.h"
+#include "decide/policy_status.h"
 #include "kube/cache/informer.h"
 
 namespace kubex::controllers {
 
 using nlohmann::json;
-
-namespace {
-
-bool part_of_another_workload(const api::WorkloadView& w) {
-  if (w.kind.view() != "Job") return false;
-  const api::OwnerRef* c = w.controller();
-  return c && (c->kind.view() == "CronJob" || c->kind.view() == "AnalysisRun");
-}
-
-}  // namespace
 
 std::string workload_key(const api::WorkloadView& w) { return w.kind.str() + "/" + w.ns.str() + "/" + w.name; }
 
@@ -29,7 +20,7 @@ std::vector<std::shared_ptr<const api::WorkloadView>> list_workloads(const Workl
     if (!inf) continue;
     for (const auto& o : inf->list()) {
       auto w = kube::as<api::WorkloadView>(o);
-      if (w && !part_of_another_workload(*w)) out.push_back(std::move(w));
+      if (w && decide::is_workload_root(*w)) out.push_back(std::move(w));
     }
   }
   return out;
@@ -43,7 +34,7 @@ std::shared_ptr<const api::WorkloadView> find_workload(const WorkloadCaches& cac
   for (const auto& inf : caches.workloads) {
     if (!inf) continue;
     auto w = kube::as<api::WorkloadView>(inf->get(cache_key));
-    if (w && w->kind.view() == kind && !part_of_another_workload(*w)) return w;
+    if (w && w->kind.view() == kind && decide::is_workload_root(*w)) return w;
   }
   return nullptr;
 }

@@ -37,8 +37,8 @@ struct WorkloadCaches {
 // "Deployment/ml/train": the work-queue key of a workload.
 std::string workload_key(const api::WorkloadView& w);
 
-// Every workload of the caches, in no particular order. A Job owned by a CronJob or an AnalysisRun is part of
-// that workload, not one itself.
+// Every workload of the caches (decide::is_workload_root), in no particular order: a Job owned by a CronJob or
+// an AnalysisRun is part of that workload, and a Job owned by anything else is no recognised chain.
 std::vector<std::shared_ptr<const api::WorkloadView>> list_workloads(const WorkloadCaches& caches);
 // The workload of a key from workload_key(), or nullptr.
 std::shared_ptr<const api::WorkloadView> find_workload(const WorkloadCaches& caches, const std::string& key);

@@ -159,23 +159,69 @@ std::string pod_name(const json& pod) {
   return "";
 }
 
-// The pod without kubex's own bookkeeping annotations: what tells MUTATED from UNCHANGED.
-json without_bookkeeping(const json& pod) {
-  json p = pod;
-  auto m = p.find("metadata");
-  if (m == p.end() || !m->is_object()) return p;
-  auto a = m->find("annotations");
-  if (a == m->end() || !a->is_object()) return p;
-  for (auto it = a->begin(); it != a->end();) {
-    const std::string& k = it.key();
-    if (k == keys::kAutomationConstraints || k == keys::kPodRightsizingInfo || is_desired_key(k)) {
-      it = a->erase(it);
-    } else {
-      ++it;
+bool is_bookkeeping(const std::string& annotation) {
+  return annotation == keys::kAutomationConstraints || annotation == keys::kPodRightsizingInfo ||
+         is_desired_key(annotation);
+}
+
+// Annotations equal but for kubex's own bookkeeping ones.
+bool annotations_equal_except_bookkeeping(const json* a, const json* b) {
+  auto count = [](const json* m) {
+    std::size_t n = 0;
+    if (m && m->is_object()) {
+      for (auto it = m->begin(); it != m->end(); ++it) n += is_bookkeeping(it.key()) ? 0 : 1;
+    }
+    return n;
+  };
+  if (count(a) != count(b)) return false;
+  if (!a || !a->is_object()) return true;  // both have no other annotation
+  for (auto it = a->begin(); it != a->end(); ++it) {
+    if (is_bookkeeping(it.key())) continue;
+    auto o = b->find(it.key());
+    if (o == b->end() || *o != it.value()) return false;
+  }
+  return true;
+}
+
+const json* member_of(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+// Whether two pods differ in more than kubex's bookkeeping annotations (automation-constraints, the mirrored
+// desired-resource-*, pod-rightsizing-info): what tells MUTATED from UNCHANGED. Compares in place, no copies.
+bool differs_beyond_bookkeeping(const json& a, const json& b) {
+  if (!a.is_object() || !b.is_object()) return a != b;
+  if (a.size() != b.size()) return true;
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    auto o = b.find(it.key());
+    if (o == b.end()) return true;
+    if (it.key() != "metadata") {
+      if (*o != it.value()) return true;
+      continue;
+    }
+    const json& ma = it.value();
+    const json& mb = *o;
+    if (!ma.is_object() || !mb.is_object()) {
+      if (ma != mb) return true;
+      continue;
+    }
+    // metadata: everything but annotations compares as is; an annotations map that holds only bookkeeping
+    // counts as absent.
+    for (auto m = ma.begin(); m != ma.end(); ++m) {
+      if (m.key() == "annotations") continue;
+      auto n = mb.find(m.key());
+      if (n == mb.end() || *n != m.value()) return true;
+    }
+    for (auto n = mb.begin(); n != mb.end(); ++n) {
+      if (n.key() != "annotations" && !ma.contains(n.key())) return true;
+    }
+    if (!annotations_equal_except_bookkeeping(member_of(ma, "annotations"), member_of(mb, "annotations"))) {
+      return true;
     }
   }
-  if (a->empty()) m->erase("annotations");
-  return p;
+  return false;
 }
 
 class Decider {
@@ -199,7 +245,7 @@ class Decider {
   const api::GlobalConfigSpec kDefaultGlobal_{};
   const api::PolicyEvaluation kDefaultEvaluation_{};
   const api::GlobalConfigSpec& global() const { return in_.global ? *in_.global : kDefaultGlobal_; }
-  json original_;
+  const json* original_ = nullptr;  // the input pod (the caller's; it outlives the decision)
   json pod_;
   AdmissionDecision out_;
 };
@@ -209,8 +255,10 @@ AdmissionDecision Decider::finish(AdmissionResult result) {
   out_.summary.result = result;
   out_.summary.applied_filters = out_.constraints.reasons();
   out_.summary.text = summary_text(out_.summary.changes);
-  if (pod_.is_object()) drop_created_empty_maps(pod_, original_);
-  out_.patch = std::make_shared<const json>(json::diff(original_, pod_));
+  static const json kNoPod;
+  const json& original = original_ ? *original_ : kNoPod;
+  if (pod_.is_object()) drop_created_empty_maps(pod_, original);
+  out_.patch = std::make_shared<const json>(json::diff(original, pod_));
   if (well_formed(pod_)) out_.allocation = gpu_allocation(read_pod_resources(pod_));
   out_.pod = std::make_shared<const json>(std::move(pod_));
   return std::move(out_);
@@ -295,12 +343,12 @@ AdmissionDecision Decider::run() {
   out_.summary.dry_run = in_.dry_run;
   if (in_.workload != nullptr) out_.summary.owner = in_.workload->ref();
   if (in_.pod == nullptr) return skip("malformed-pod");
-  original_ = *in_.pod;
-  pod_ = original_;
-  out_.summary.pod = pod_name(original_);
-  if (!well_formed(original_)) return skip("malformed-pod");
+  original_ = in_.pod;
+  pod_ = *original_;
+  out_.summary.pod = pod_name(*original_);
+  if (!well_formed(*original_)) return skip("malformed-pod");
 
-  const auto pod_annotations = string_map(original_, "annotations");
+  const auto pod_annotations = string_map(*original_, "annotations");
   // ADM-3 (3): a probe pod only gets the WHH-2 marker.
   if (auto it = pod_annotations.find(keys::kWebhookProbe);
       it != pod_annotations.end() && it->second == "true") {
@@ -322,7 +370,7 @@ AdmissionDecision Decider::run() {
   if (!match.managed) return skip(match.on_hold ? "policies-on-hold" : "not-managed");  // (7), RBK-4
   out_.strategy_conflict = match.strategy_conflict;
 
-  const PodResources resources = read_pod_resources(original_);
+  const PodResources resources = read_pod_resources(*original_);
   const std::vector<policy::TargetContainer> targets = resources.target_containers();
   const policy::Desired desired = policy::collect_desired(match, workload, targets);
   out_.ignored_sources = desired.ignored_sources;
@@ -419,7 +467,7 @@ AdmissionDecision Decider::run() {
   } else {
     erase_metadata_key(pod_, "annotations", keys::kAutomationConstraints);
   }
-  if (pod_ != original_) {
+  if (pod_ != *original_) {
     mirror(match, desired, targets);
     if (!out_.summary.changes.empty()) {  // ADM-16
       json& annotations = metadata_map(pod_, "annotations");
@@ -430,8 +478,8 @@ AdmissionDecision Decider::run() {
           rightsizing_info_json(out_.summary.mode, out_.summary.strategy, out_.summary.changes, existing);
     }
   }
-  return finish(without_bookkeeping(pod_) != without_bookkeeping(original_) ? AdmissionResult::kMutated
-                                                                            : AdmissionResult::kUnchanged);
+  return finish(differs_beyond_bookkeeping(pod_, *original_) ? AdmissionResult::kMutated
+                                                              : AdmissionResult::kUnchanged);
 }
 
 }  // namespace

@@ -67,6 +67,18 @@ std::string describe(const json& j) {
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// "" when `ops` is a JSON array of operations with a string op and path; else why not.
+std::string check_patch_ops(const json& ops) {
+  if (ops.is_discarded() || !ops.is_array()) return "patch is not a JSON array";
+  for (const auto& op : ops) {
+    if (!op.is_object() || !op.contains("op") || !op["op"].is_string() || !op.contains("path") ||
+        !op["path"].is_string()) {
+      return "patch operation " + describe(op) + " lacks a string op and path";
+    }
+  }
+  return "";
+}
+
 std::unexpected<DecodeError> bad(std::string reason) {
   return std::unexpected(DecodeError{std::move(reason)});
 }
@@ -174,6 +186,8 @@ AdmissionResponse AdmissionResponse::deny(int code, std::string reason, std::str
 
 void AdmissionResponse::set_patch(const json& ops) {
   patch = ops.is_array() && !ops.empty() ? ops.dump(-1, ' ', false, json::error_handler_t::replace) : "";
+  // A patch with a malformed operation stays unchecked: encoding then reports it (never a silent bad patch).
+  patch_checked = patch.empty() || check_patch_ops(ops).empty();
 }
 
 bool AdmissionResponse::has_patch() const {
@@ -197,16 +211,14 @@ common::Result<std::string> encode_admission_review(const std::string& uid, cons
     response["status"] = {{"code", 403}, {"reason", "Forbidden"}};
   }
   if (r.allowed && r.has_patch()) {
-    json ops = json::parse(r.patch, nullptr, false);
-    if (ops.is_discarded() || !ops.is_array()) return common::fail("patch is not a JSON array");
-    for (const auto& op : ops) {
-      if (!op.is_object() || !op.contains("op") || !op["op"].is_string() || !op.contains("path") ||
-          !op["path"].is_string()) {
-        return common::fail("patch operation " + describe(op) + " lacks a string op and path");
-      }
-    }
     response["patchType"] = "JSONPatch";
-    response["patch"] = common::base64_encode(ops.dump(-1, ' ', false, json::error_handler_t::replace));
+    if (r.patch_checked) {
+      response["patch"] = common::base64_encode(r.patch);
+    } else {
+      json ops = json::parse(r.patch, nullptr, false);
+      if (auto why = check_patch_ops(ops); !why.empty()) return common::fail(why);
+      response["patch"] = common::base64_encode(ops.dump(-1, ' ', false, json::error_handler_t::replace));
+    }
   }
   if (!r.warnings.empty()) response["warnings"] = r.warnings;
   json review = {

@@ -80,6 +80,8 @@ struct AdmissionResponse {
   std::optional<AdmissionStatus> status;
   // RFC 6902 JSON Patch as JSON text (an array); empty or "[]" means no patch. Use set_patch().
   std::string patch;
+  // set_patch() checked the operations already, so encoding need not parse `patch` again.
+  bool patch_checked = false;
   std::vector<std::string> warnings;
   // Not encoded: the handler answered fail-open because of an internal problem (e.g. an object that does
   // not decode as a Pod, VAL-9), so the request counts as result="error".
