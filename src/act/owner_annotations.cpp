@@ -9,11 +9,16 @@ using nlohmann::json;
 namespace {
 
 const char* plural_of(const std::string& kind) {
-  static const std::map<std::string, const char*> kPlural = {
-      {"Deployment", "deployments"}, {"StatefulSet", "statefulsets"},     {"DaemonSet", "daemonsets"},
-      {"ReplicaSet", "replicasets"}, {"Job", "jobs"},                     {"CronJob", "cronjobs"},
-      {"Rollout", "rollouts"},       {"AnalysisRun", "analysisruns"},     {"Model", "models"},
-      {"StrimziPodSet", "strimzipodsets"}};
+  static const std::map<std::string, const char*> kPlural = {{"Deployment", "deployments"},
+                                                             {"StatefulSet", "statefulsets"},
+                                                             {"DaemonSet", "daemonsets"},
+                                                             {"ReplicaSet", "replicasets"},
+                                                             {"Job", "jobs"},
+                                                             {"CronJob", "cronjobs"},
+                                                             {"Rollout", "rollouts"},
+                                                             {"AnalysisRun", "analysisruns"},
+                                                             {"Model", "models"},
+                                                             {"StrimziPodSet", "strimzipodsets"}};
   auto it = kPlural.find(kind);
   return it == kPlural.end() ? "" : it->second;
 }
@@ -22,10 +27,16 @@ const char* plural_of(const std::string& kind) {
 
 const char* owner_api_version(const std::string& kind) {
   static const std::map<std::string, const char*> kApiVersion = {
-      {"Deployment", "apps/v1"},           {"StatefulSet", "apps/v1"},     {"DaemonSet", "apps/v1"},
-      {"ReplicaSet", "apps/v1"},           {"Job", "batch/v1"},            {"CronJob", "batch/v1"},
-      {"Rollout", "argoproj.io/v1alpha1"}, {"AnalysisRun", "argoproj.io/v1alpha1"},
-      {"Model", "kubeai.org/v1"},          {"StrimziPodSet", "core.strimzi.io/v1beta2"}};
+      {"Deployment", "apps/v1"},
+      {"StatefulSet", "apps/v1"},
+      {"DaemonSet", "apps/v1"},
+      {"ReplicaSet", "apps/v1"},
+      {"Job", "batch/v1"},
+      {"CronJob", "batch/v1"},
+      {"Rollout", "argoproj.io/v1alpha1"},
+      {"AnalysisRun", "argoproj.io/v1alpha1"},
+      {"Model", "kubeai.org/v1"},
+      {"StrimziPodSet", "core.strimzi.io/v1beta2"}};
   auto it = kApiVersion.find(kind);
   return it == kApiVersion.end() ? "" : it->second;
 }

@@ -22,10 +22,14 @@ std::shared_ptr<const common::CachedObject> project_kubex_object(Kind k, const n
   if (is_strategy(k)) return make<StrategyObject>(obj, parse_strategy(obj, ctx));
   if (is_policy(k)) return make<PolicyObject>(obj, parse_policy(obj, ctx));
   switch (k) {
-    case Kind::kGpuConsolidationPolicy: return make<ConsolidationObject>(obj, parse_consolidation_policy(obj));
-    case Kind::kGlobalConfiguration: return make<GlobalConfigObject>(obj, parse_global_config(obj));
-    case Kind::kPolicyEvaluation: return make<PolicyEvaluationObject>(obj, parse_policy_evaluation(obj));
-    default: return nullptr;
+    case Kind::kGpuConsolidationPolicy:
+      return make<ConsolidationObject>(obj, parse_consolidation_policy(obj));
+    case Kind::kGlobalConfiguration:
+      return make<GlobalConfigObject>(obj, parse_global_config(obj));
+    case Kind::kPolicyEvaluation:
+      return make<PolicyEvaluationObject>(obj, parse_policy_evaluation(obj));
+    default:
+      return nullptr;
   }
 }
 

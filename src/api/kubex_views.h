@@ -1,6 +1,6 @@
-// Cached projections of kubex's own objects (DESIGN §2.3 "typed kubex objects"): each informer entry holds the
-// parsed, defaulted object together with its validation report, so every reader (webhooks, controllers) sees
-// the same verdict without re-validating.
+// Cached projections of kubex's own objects (DESIGN §2.3 "typed kubex objects"): each informer entry holds
+// the parsed, defaulted object together with its validation report, so every reader (webhooks, controllers)
+// sees the same verdict without re-validating.
 #pragma once
 
 #include <memory>

@@ -28,7 +28,9 @@ kube::ControllerOptions controller_options(kube::Metrics* metrics) {
   return o;
 }
 
-std::string desired_key(api::Kind k) { return std::string(api::annotation_prefix(k)) + api::keys::kDesiredRequestsSuffix; }
+std::string desired_key(api::Kind k) {
+  return std::string(api::annotation_prefix(k)) + api::keys::kDesiredRequestsSuffix;
+}
 
 // container -> gpu of a desired-resource-requests value (unparseable or missing: empty).
 std::map<std::string, std::string> gpu_values(const std::string& text) {
@@ -59,17 +61,21 @@ ProactiveRecommendations::ProactiveRecommendations(
       catalog_(std::move(catalog)),
       events_(events),
       options_(options),
-      controller_("proactivepolicy", [this](const std::string& key) { return reconcile(key); },
-                  controller_options(metrics)),
+      controller_(
+          "proactivepolicy", [this](const std::string& key) { return reconcile(key); },
+          controller_options(metrics)),
       recommendations_total_(std::make_unique<Counter>()) {
   if (!options_.clock) options_.clock = &common::RealClock::instance();
   if (metrics) {
-    recommendations_total_->family = &metrics->counter_family(
-        "kubex_gpu_recommendations_total", "GPU recommendations written to workloads, by policy kind and direction");
+    recommendations_total_->family =
+        &metrics->counter_family("kubex_gpu_recommendations_total",
+                                 "GPU recommendations written to workloads, by policy kind and direction");
   }
 }
 
-ProactiveRecommendations::~ProactiveRecommendations() { stop(); }
+ProactiveRecommendations::~ProactiveRecommendations() {
+  stop();
+}
 
 void ProactiveRecommendations::start() {
   controller_.start();
@@ -96,14 +102,16 @@ void ProactiveRecommendations::report(bool ok, const std::string& reason, const 
   c.set.push_back({kCondition, ok ? "True" : "False", reason, message});
   c.fields = ok ? json{{"recommendationReload", {{"lastTime", now}, {"lastCount", count}}}}
                 : json{{"recommendationReload", {{"lastError", message}, {"lastErrorTime", now}}}};
-  auto r = act::update_status(*client_, api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name),
-                              c, options_.clock->now());
+  auto r = act::update_status(
+      *client_, api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
+      options_.clock->now());
   if (!r) {
     log_.warn("cannot report the recommendations load on global-config", {{"error", r.error().str()}});
     return;
   }
   if (!ok && events_) {
-    kube::ObjectReference ref{api::kApiVersion, "GlobalConfiguration", "", options_.global_config_name, "", "", ""};
+    kube::ObjectReference ref{
+        api::kApiVersion, "GlobalConfiguration", "", options_.global_config_name, "", "", ""};
     events_->event(ref, kube::EventType::kWarning, "RecommendationReloadFailed", message);
   }
 }
@@ -126,10 +134,11 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     if (had) {
       act::StatusChange c;
       c.remove = {kCondition};
-      auto r = act::update_status(*client_,
-                                  api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name),
-                                  c, options_.clock->now());
-      if (!r && !r.error().not_found()) log_.warn("cannot update global-config status", {{"error", r.error().str()}});
+      auto r = act::update_status(
+          *client_, api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
+          options_.clock->now());
+      if (!r && !r.error().not_found())
+        log_.warn("cannot update global-config status", {{"error", r.error().str()}});
       enqueue_all();
     }
     return again;
@@ -154,7 +163,8 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   }
   const json* data = cm->contains("data") && (*cm)["data"].is_object() ? &(*cm)["data"] : nullptr;
   if (!data || !data->contains(kDocumentKey) || !(*data)[kDocumentKey].is_string()) {
-    report(false, "ConfigMapNotFound", std::string("ConfigMap ") + location + " has no key " + kDocumentKey, 0);
+    report(false, "ConfigMapNotFound", std::string("ConfigMap ") + location + " has no key " + kDocumentKey,
+           0);
     return again;
   }
   auto parsed = decide::parse_recommendations((*data)[kDocumentKey].get<std::string>());
@@ -163,8 +173,8 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
            std::string("ConfigMap ") + location + " key " + kDocumentKey + ": " + parsed.error().str(), 0);
     return again;
   }
-  std::string message = "loaded " + std::to_string(parsed->entries.size()) + " recommendations from ConfigMap " +
-                        location;
+  std::string message =
+      "loaded " + std::to_string(parsed->entries.size()) + " recommendations from ConfigMap " + location;
   if (!parsed->problems.empty()) {
     message += "; skipped invalid entries: ";
     for (std::size_t i = 0; i < parsed->problems.size(); ++i) {
@@ -255,22 +265,23 @@ void ProactiveRecommendations::watch_loop() {
     wo.field_selector = "metadata.name=" + location.substr(slash + 1);
     wo.timeout_seconds = 30;  // a location change is picked up within this
     wo.allow_bookmarks = false;
-    auto r = client_->watch(kube::resource_path("", "v1", "configmaps", location.substr(0, slash)), wo,
-                            [this](kube::WatchEvent&& ev) {
-                              // Every (re)connect replays the ConfigMap as ADDED: reload only on a new version.
-                              std::string rv;
-                              if (ev.object && ev.object->contains("metadata")) {
-                                rv = (*ev.object)["metadata"].value("resourceVersion", "");
-                              }
-                              bool changed = ev.type == "DELETED";
-                              if (ev.type == "ADDED" || ev.type == "MODIFIED") {
-                                std::lock_guard lk(mu_);
-                                changed = rv != loaded_rv_;
-                              }
-                              if (changed) controller_.enqueue(kReload);
-                              return !stop_;
-                            },
-                            &stop_);
+    auto r = client_->watch(
+        kube::resource_path("", "v1", "configmaps", location.substr(0, slash)), wo,
+        [this](kube::WatchEvent&& ev) {
+          // Every (re)connect replays the ConfigMap as ADDED: reload only on a new version.
+          std::string rv;
+          if (ev.object && ev.object->contains("metadata")) {
+            rv = (*ev.object)["metadata"].value("resourceVersion", "");
+          }
+          bool changed = ev.type == "DELETED";
+          if (ev.type == "ADDED" || ev.type == "MODIFIED") {
+            std::lock_guard lk(mu_);
+            changed = rv != loaded_rv_;
+          }
+          if (changed) controller_.enqueue(kReload);
+          return !stop_;
+        },
+        &stop_);
     if (!r && !stop_) {
       // Without watch permission the reload interval and global-config changes still reload.
       for (int i = 0; i < 50 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));

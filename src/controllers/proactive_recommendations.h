@@ -1,7 +1,7 @@
 // The `proactivepolicy` controller's ConfigMap part (PRO-6, PRO-1, PRO-5): loads the recommendations document
 // named by GlobalConfiguration spec.proactive.recommendationsConfigMap (key `recommendations.json`) every
-// recommendationReloadInterval, when global-config or kubex's policies change, and when the ConfigMap changes;
-// reports the load on global-config (RecommendationsLoaded, status.recommendationReload) with a
+// recommendationReloadInterval, when global-config or kubex's policies change, and when the ConfigMap
+// changes; reports the load on global-config (RecommendationsLoaded, status.recommendationReload) with a
 // RecommendationReloadFailed event on failure, keeping the last good set; and writes each workload's values,
 // clamped by the strategy, under the winning proactive policy's prefix in `desired-resource-requests`
 // (`{"<container>":{"gpu":"0.4"}}`). The annotation is removed when the workload is no longer matched by a
@@ -44,7 +44,8 @@ class ProactiveRecommendations final : public kube::Runnable {
  public:
   ProactiveRecommendations(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
                            std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
-                           kube::Metrics* metrics, kube::EventRecorder* events, ProactiveOptions options = {});
+                           kube::Metrics* metrics, kube::EventRecorder* events,
+                           ProactiveOptions options = {});
   ~ProactiveRecommendations() override;
 
   const std::string& name() const override { return controller_.name(); }

@@ -17,24 +17,30 @@ kube::ControllerOptions controller_options(kube::Metrics* metrics) {
 
 }  // namespace
 
-StaticOwnerController::StaticOwnerController(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
-                                             std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
-                                             kube::Metrics* metrics, StaticOwnerOptions options)
+StaticOwnerController::StaticOwnerController(
+    std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+    std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog, kube::Metrics* metrics,
+    StaticOwnerOptions options)
     : client_(std::move(client)),
       caches_(std::move(caches)),
       catalog_(std::move(catalog)),
       options_(options),
-      controller_("staticpolicy", [this](const std::string& key) { return reconcile(key); },
-                  controller_options(metrics)) {}
+      controller_(
+          "staticpolicy", [this](const std::string& key) { return reconcile(key); },
+          controller_options(metrics)) {}
 
-StaticOwnerController::~StaticOwnerController() { stop(); }
+StaticOwnerController::~StaticOwnerController() {
+  stop();
+}
 
 void StaticOwnerController::start() {
   controller_.start();
   controller_.enqueue(kAll);
 }
 
-void StaticOwnerController::stop() { controller_.stop(); }
+void StaticOwnerController::stop() {
+  controller_.stop();
+}
 
 kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) {
   if (key == kAll) {
@@ -60,7 +66,8 @@ kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) 
     if (it == workload.annotations.end() || it->second != v) set[k] = v;
   }
   std::erase_if(remove, [&](const std::string& k) { return !workload.annotations.count(k); });
-  auto written = write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "owner annotations");
+  auto written =
+      write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "owner annotations");
   if (!written) return std::unexpected(written.error());
   return kube::ReconcileResult{*written == OwnerWrite::kStale};
 }

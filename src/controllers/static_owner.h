@@ -1,8 +1,8 @@
 // The `staticpolicy` controller: keeps every workload's static owner annotations (SEL-7, SPEC §2:
-// `static.`/`cwstatic.rightsizing.kubex.ai/desired-resource-requests|limits`) equal to the merged static result
-// of the policies matching it, so users and admission read the same desired state; also drops the owner
-// annotations SEL-7 says belong to no recommender any more. Level-triggered per workload; all workloads are
-// re-evaluated when kubex's objects change and every resync period. With --dry-run nothing is written.
+// `static.`/`cwstatic.rightsizing.kubex.ai/desired-resource-requests|limits`) equal to the merged static
+// result of the policies matching it, so users and admission read the same desired state; also drops the
+// owner annotations SEL-7 says belong to no recommender any more. Level-triggered per workload; all workloads
+// are re-evaluated when kubex's objects change and every resync period. With --dry-run nothing is written.
 #pragma once
 
 #include <chrono>

@@ -12,7 +12,9 @@ namespace kubex::controllers {
 
 using nlohmann::json;
 
-std::string workload_key(const api::WorkloadView& w) { return w.kind.str() + "/" + w.ns.str() + "/" + w.name; }
+std::string workload_key(const api::WorkloadView& w) {
+  return w.kind.str() + "/" + w.ns.str() + "/" + w.name;
+}
 
 std::vector<std::shared_ptr<const api::WorkloadView>> list_workloads(const WorkloadCaches& caches) {
   std::vector<std::shared_ptr<const api::WorkloadView>> out;
@@ -98,7 +100,8 @@ decide::policy::Workload decision_workload(const api::WorkloadView& v) {
   return w;
 }
 
-std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& client, const api::WorkloadView& w,
+std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& client,
+                                                               const api::WorkloadView& w,
                                                                const std::map<std::string, std::string>& set,
                                                                const std::vector<std::string>& remove,
                                                                bool dry_run, const common::Logger& log,
@@ -110,7 +113,8 @@ std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& cli
     log.info("dry run: would update " + what, fields);
     return OwnerWrite::kDryRun;
   }
-  act::OwnerRef ref{act::owner_api_version(w.kind.str()), w.kind.str(), w.ns.str(), w.name, w.resource_version};
+  act::OwnerRef ref{act::owner_api_version(w.kind.str()), w.kind.str(), w.ns.str(), w.name,
+                    w.resource_version};
   auto r = act::patch_owner_annotations(client, ref, set, remove);
   if (!r) {
     if (r.error().not_found()) return OwnerWrite::kGone;

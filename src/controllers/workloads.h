@@ -1,7 +1,7 @@
-// The workloads controllers reconcile (SEL-1 top owners: Deployments, StatefulSets, DaemonSets, CronJobs, Jobs
-// without a CronJob/AnalysisRun owner, Rollouts, AnalysisRuns, Models, StrimziPodSets) from the informer
-// caches, and what a new pod of each would look like (its pod template; Models and StrimziPodSets have none, so
-// one of their live pods stands in, ACT-1).
+// The workloads controllers reconcile (SEL-1 top owners: Deployments, StatefulSets, DaemonSets, CronJobs,
+// Jobs without a CronJob/AnalysisRun owner, Rollouts, AnalysisRuns, Models, StrimziPodSets) from the informer
+// caches, and what a new pod of each would look like (its pod template; Models and StrimziPodSets have none,
+// so one of their live pods stands in, ACT-1).
 #pragma once
 
 #include <expected>
@@ -22,7 +22,7 @@ class Logger;
 namespace kubex::kube {
 class Client;
 class Informer;
-}
+}  // namespace kubex::kube
 
 namespace kubex::controllers {
 
@@ -37,14 +37,14 @@ struct WorkloadCaches {
 // "Deployment/ml/train": the work-queue key of a workload.
 std::string workload_key(const api::WorkloadView& w);
 
-// Every workload of the caches (decide::is_workload_root), in no particular order: a Job owned by a CronJob or
-// an AnalysisRun is part of that workload, and a Job owned by anything else is no recognised chain.
+// Every workload of the caches (decide::is_workload_root), in no particular order: a Job owned by a CronJob
+// or an AnalysisRun is part of that workload, and a Job owned by anything else is no recognised chain.
 std::vector<std::shared_ptr<const api::WorkloadView>> list_workloads(const WorkloadCaches& caches);
 // The workload of a key from workload_key(), or nullptr.
 std::shared_ptr<const api::WorkloadView> find_workload(const WorkloadCaches& caches, const std::string& key);
 
-// The pod a new replica would start from ({metadata, spec}): the pod template, or for owners without one a live
-// pod they own (nullopt when there is none).
+// The pod a new replica would start from ({metadata, spec}): the pod template, or for owners without one a
+// live pod they own (nullopt when there is none).
 std::optional<nlohmann::json> pod_template_of(const WorkloadCaches& caches, const api::WorkloadView& w);
 
 // The target containers of that pod (SPEC §0) with their GPU allocations; empty when there is no template.
@@ -58,10 +58,8 @@ decide::policy::Workload decision_workload(const api::WorkloadView& w);
 // would do under --dry-run. A workload that is gone is done; a 409 means the cache is behind the object
 // (kStale: reconcile again once the informer has the new version, not an error).
 enum class OwnerWrite { kNothing, kDryRun, kWritten, kGone, kStale };
-std::expected<OwnerWrite, std::string> write_owner_annotations(kube::Client& client, const api::WorkloadView& w,
-                                                               const std::map<std::string, std::string>& set,
-                                                               const std::vector<std::string>& remove,
-                                                               bool dry_run, const common::Logger& log,
-                                                               const std::string& what);
+std::expected<OwnerWrite, std::string> write_owner_annotations(
+    kube::Client& client, const api::WorkloadView& w, const std::map<std::string, std::string>& set,
+    const std::vector<std::string>& remove, bool dry_run, const common::Logger& log, const std::string& what);
 
 }  // namespace kubex::controllers

@@ -20,7 +20,7 @@ namespace {
 
 controllers::WorkloadCaches workload_caches(const Caches& c) {
   controllers::WorkloadCaches w;
-  w.workloads = {c.deployments, c.statefulsets, c.daemonsets, c.cronjobs, c.jobs,
+  w.workloads = {c.deployments, c.statefulsets, c.daemonsets, c.cronjobs,      c.jobs,
                  c.rollouts,    c.analysisruns, c.models,     c.strimzipodsets};
   w.pods = c.pods;
   w.namespaces = c.namespaces;
@@ -35,7 +35,9 @@ void on_workload_events(const controllers::WorkloadCaches& w, F fn) {
   for (const auto& inf : w.workloads) {
     kube::InformerHandlers h;
     h.on_add = [fn](const kube::ObjectPtr& o) { fn(*kube::as<api::WorkloadView>(o)); };
-    h.on_update = [fn](const kube::ObjectPtr&, const kube::ObjectPtr& o) { fn(*kube::as<api::WorkloadView>(o)); };
+    h.on_update = [fn](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
+      fn(*kube::as<api::WorkloadView>(o));
+    };
     inf->add_handlers(std::move(h));
   }
 }
@@ -140,13 +142,14 @@ void add_controllers(EngineState& state) {
     s->workload_changed(w);
     p->workload_changed(w);
   });
-  state.inventory.on_change([s = static_owner.get(), p = proactive.get()](api::Kind k, const kube::ObjectPtr&) {
-    if (api::is_policy(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
-        k == api::Kind::kPolicyEvaluation) {
-      s->policies_changed();
-      p->policies_changed();
-    }
-  });
+  state.inventory.on_change(
+      [s = static_owner.get(), p = proactive.get()](api::Kind k, const kube::ObjectPtr&) {
+        if (api::is_policy(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
+            k == api::Kind::kPolicyEvaluation) {
+          s->policies_changed();
+          p->policies_changed();
+        }
+      });
   state.manager.add_runnable(static_owner, /*leader_only=*/true);
   state.manager.add_runnable(proactive, /*leader_only=*/true);
 }

@@ -1,5 +1,5 @@
-// The engine's controllers (DESIGN §3 controllers/): built from the shared EngineState and added to the manager,
-// leader-only unless a controller says otherwise (ENG-1).
+// The engine's controllers (DESIGN §3 controllers/): built from the shared EngineState and added to the
+// manager, leader-only unless a controller says otherwise (ENG-1).
 #pragma once
 
 #include "engine/state.h"

@@ -17,10 +17,14 @@ std::int64_t generation_of(api::Kind k, const kube::ObjectPtr& o) {
   if (api::is_strategy(k)) return kube::as<api::StrategyObject>(o)->parsed.value.meta.generation;
   if (api::is_policy(k)) return kube::as<api::PolicyObject>(o)->parsed.value.meta.generation;
   switch (k) {
-    case api::Kind::kGpuConsolidationPolicy: return kube::as<api::ConsolidationObject>(o)->parsed.value.meta.generation;
-    case api::Kind::kGlobalConfiguration: return kube::as<api::GlobalConfigObject>(o)->parsed.value.meta.generation;
-    case api::Kind::kPolicyEvaluation: return kube::as<api::PolicyEvaluationObject>(o)->parsed.value.meta.generation;
-    default: return -1;
+    case api::Kind::kGpuConsolidationPolicy:
+      return kube::as<api::ConsolidationObject>(o)->parsed.value.meta.generation;
+    case api::Kind::kGlobalConfiguration:
+      return kube::as<api::GlobalConfigObject>(o)->parsed.value.meta.generation;
+    case api::Kind::kPolicyEvaluation:
+      return kube::as<api::PolicyEvaluationObject>(o)->parsed.value.meta.generation;
+    default:
+      return -1;
   }
 }
 
@@ -66,7 +70,9 @@ std::shared_ptr<kube::Informer> Inventory::informer(api::Kind k) const {
   return it == informers_.end() ? nullptr : it->second;
 }
 
-void Inventory::on_change(Listener listener) { listeners_.push_back(std::move(listener)); }
+void Inventory::on_change(Listener listener) {
+  listeners_.push_back(std::move(listener));
+}
 
 void Inventory::changed(api::Kind k, const common::ObjectPtr& obj) {
   if (in_catalog(k)) generation_.fetch_add(1);
@@ -89,26 +95,11 @@ std::shared_ptr<const decide::policy::Catalog> Inventory::catalog() const {
   std::vector<decide::policy::StrategyInput> strategies;
   for (const auto& [k, inf] : informers_) {
     if (api::is_strategy(k)) {
-      for (const auto& o : inf->list()) {
-        auto so = kube::as<api::StrategyObject>(o);
-        decide::policy::StrategyInput in;
-        in.strategy = std::shared_ptr<const api::Strategy>(so, &so->parsed.value);
-        in.valid = so->parsed.valid();
-        in.message = so->parsed.report.message();
-        in.contract = so->parsed.report.contract;
-        strategies.push_back(std::move(in));
-      }
+      for (const auto& o : inf->list())
+        strategies.push_back(decide::policy::strategy_input(kube::as<api::StrategyObject>(o)));
     } else if (api::is_policy(k)) {
-      for (const auto& o : inf->list()) {
-        auto po = kube::as<api::PolicyObject>(o);
-        decide::policy::PolicyInput in;
-        in.policy = std::shared_ptr<const api::Policy>(po, &po->parsed.value);
-        in.spec_valid = po->parsed.valid();
-        in.scope_evaluates = po->parsed.scope_evaluates;
-        in.message = po->parsed.report.message();
-        in.contract = po->parsed.report.contract;
-        policies.push_back(std::move(in));
-      }
+      for (const auto& o : inf->list())
+        policies.push_back(decide::policy::policy_input(kube::as<api::PolicyObject>(o)));
     }
   }
   // Invalid singletons still give their best-effort values: a partly wrong global-config must not silently

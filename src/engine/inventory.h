@@ -1,7 +1,8 @@
 // Kubex's own objects in the engine: one informer per rightsizing.kubex.ai kind (typed projections with their
-// validation verdict, api/kubex_views.h) and the linked Catalog that decisions read (decide/policy/catalog.h).
-// The Catalog is rebuilt after a change of a strategy, a policy, global-config or policy-evaluation, and shared
-// immutably by every reader. CRDs that are not installed yet count as empty until they appear.
+// validation verdict, api/kubex_views.h) and the linked Catalog that decisions read
+// (decide/policy/catalog.h). The Catalog is rebuilt after a change of a strategy, a policy, global-config or
+// policy-evaluation, and shared immutably by every reader. CRDs that are not installed yet count as empty
+// until they appear.
 #pragma once
 
 #include <atomic>
@@ -47,8 +48,8 @@ class Inventory {
   common::ObjectPtr policy_evaluation() const;
 
   // Called for every add and delete of kind `k`, and for updates that change metadata.generation (spec
-  // changes; the engine's own status writes do not notify), after the catalog was invalidated. Register before
-  // the informers start.
+  // changes; the engine's own status writes do not notify), after the catalog was invalidated. Register
+  // before the informers start.
   using Listener = std::function<void(api::Kind k, const common::ObjectPtr& obj)>;
   void on_change(Listener listener);
 

@@ -39,8 +39,8 @@ const api::OwnerRef* controller_of(const std::vector<api::OwnerRef>& owners) {
 OwnerResolver::OwnerResolver(const Caches& caches, std::shared_ptr<kube::Client> client)
     : caches_(caches), client_(std::move(client)) {}
 
-std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(const std::string& ns, const api::OwnerRef& ref,
-                                                              std::chrono::steady_clock::time_point deadline) const {
+std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(
+    const std::string& ns, const api::OwnerRef& ref, std::chrono::steady_clock::time_point deadline) const {
   auto matches = [&](const std::shared_ptr<const api::WorkloadView>& v) {
     return v && (ref.uid.empty() || v->uid == ref.uid);
   };

@@ -21,9 +21,9 @@ class Client;
 namespace kubex::engine {
 
 struct OwnerResolution {
-  bool unknown = false;  // SEL-2: a recognised owner could not be read in time
+  bool unknown = false;                           // SEL-2: a recognised owner could not be read in time
   std::shared_ptr<const api::WorkloadView> view;  // the workload (SEL-1); null when there is none
-  std::string detail;                              // what was missing, for logs
+  std::string detail;                             // what was missing, for logs
 };
 
 class OwnerResolver {

@@ -1,5 +1,5 @@
-// What the engine's parts share once it is connected: options, the client, the manager, the caches, kubex's own
-// objects and owner resolution. Controllers and webhook handlers are built from it (engine/controllers.h,
+// What the engine's parts share once it is connected: options, the client, the manager, the caches, kubex's
+// own objects and owner resolution. Controllers and webhook handlers are built from it (engine/controllers.h,
 // engine/webhooks.h).
 #pragma once
 

@@ -1,8 +1,7 @@
 #include "engine/webhooks.h"
 
-#include <nlohmann/json.hpp>
-
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "act/owner_annotations.h"
@@ -79,11 +78,12 @@ void install_pod_mutation(const WebhookContext& ctx) {
   webhook::HandlerOptions ho;
   ho.mutating = true;
   ho.fail_open = true;  // ADM-2: pod creation is never blocked by the engine
-  ctx.server.handle(api::keys::kLatePath,
-                    [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
-  ctx.server.handle(api::keys::kEarlyPath,
-                    [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kEarly); },
-                    ho);
+  ctx.server.handle(
+      api::keys::kLatePath,
+      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
+  ctx.server.handle(
+      api::keys::kEarlyPath,
+      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kEarly); }, ho);
 }
 
 // VAL-1: one validating path per kind (HLM-2).
@@ -109,8 +109,9 @@ void install_cr_validation(const WebhookContext& ctx) {
   ho.fail_open = false;  // an internal error answers 500; the API server applies the failurePolicy
   for (const auto& ki : api::all_kinds()) {
     api::Kind k = ki.kind;
-    ctx.server.handle(api::validating_webhook_path(k),
-                      [handler, k](const webhook::AdmissionRequest& r) { return handler->handle(r, k); }, ho);
+    ctx.server.handle(
+        api::validating_webhook_path(k),
+        [handler, k](const webhook::AdmissionRequest& r) { return handler->handle(r, k); }, ho);
   }
 }
 
@@ -155,12 +156,9 @@ EngineWebhooks::~EngineWebhooks() {
   stop();
 }
 
-common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(const EngineOptions& o,
-                                                                      const std::string& ns,
-                                                                      kube::Manager& manager,
-                                                                      const Caches& caches,
-                                                                      const Inventory& inventory,
-                                                                      const OwnerResolver& owners) {
+common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
+    const EngineOptions& o, const std::string& ns, kube::Manager& manager, const Caches& caches,
+    const Inventory& inventory, const OwnerResolver& owners) {
   auto impl = std::make_unique<Impl>();
   impl->metrics = std::make_unique<webhook::AdmissionMetrics>(manager.metrics());
   impl->register_webhooks = o.register_webhooks;

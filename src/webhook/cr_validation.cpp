@@ -15,7 +15,8 @@ AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind ki
         403, "Forbidden",
         std::string(api::info(kind).name) + " \"" + req.name + "\" is still referenced by " + by);
   }
-  if (req.operation != Operation::kCreate && req.operation != Operation::kUpdate) return AdmissionResponse::allow();
+  if (req.operation != Operation::kCreate && req.operation != Operation::kUpdate)
+    return AdmissionResponse::allow();
   api::ValidationContext ctx = deps_.context ? deps_.context() : api::ValidationContext{};
   api::ValidationReport report = api::validate(kind, *req.object, ctx);
   AdmissionResponse r =

@@ -72,8 +72,8 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
   in.ns = req.ns.empty() && pod.contains("metadata") ? pod["metadata"].value("namespace", "") : req.ns;
   in.dry_run = deps_.dry_run || req.dry_run;
   PodOwner owner;
-  // The owner and namespace are read only when the decision goes past the cheap exits (ADM-3 3-5): probe pods,
-  // disabled automation and protected namespaces never wait for an owner lookup.
+  // The owner and namespace are read only when the decision goes past the cheap exits (ADM-3 3-5): probe
+  // pods, disabled automation and protected namespaces never wait for an owner lookup.
   bool probe = is_probe(pod);
   bool needs_owner = !probe && global.automation_enabled &&
                      !decide::policy::namespace_protected(in.ns, global.protected_namespace_patterns);
@@ -98,16 +98,19 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
       deps_.events->event(owner.ref, kube::EventType::kWarning, "StrategyConflict",
                           "policies matching " + owner.workload->ref() +
                               " reference more than one strategy; the strategy of the policy providing "
-                              "the GPU value governs (" + d.summary.strategy + ")");
+                              "the GPU value governs (" +
+                              d.summary.strategy + ")");
     }
   }
   AdmissionResponse r = AdmissionResponse::allow();
   if (!d.patched()) return r;
-  // ADM-15: everything computed, nothing applied. The probe's marker (WHH-2) is not a change to anybody's pod:
-  // a dry-run engine still reports its webhook health.
+  // ADM-15: everything computed, nothing applied. The probe's marker (WHH-2) is not a change to anybody's
+  // pod: a dry-run engine still reports its webhook health.
   if (deps_.dry_run && !probe) {
-    log_.info("dry run: would mutate pod",
-              {{"namespace", in.ns}, {"pod", d.summary.pod}, {"pass", decide::pass_name(pass)}, {"patch", *d.patch}});
+    log_.info("dry run: would mutate pod", {{"namespace", in.ns},
+                                            {"pod", d.summary.pod},
+                                            {"pass", decide::pass_name(pass)},
+                                            {"patch", *d.patch}});
     if (emit_events) {
       deps_.events->event(owner.ref, kube::EventType::kNormal, "WouldMutate",
                           "dry run: pod " + in.ns + "/" + d.summary.pod + " would get: " + d.summary.text);

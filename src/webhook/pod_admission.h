@@ -1,8 +1,9 @@
 // The pod mutation handler (ADM-1..16, WHH-2, OBS-4) for both passes: decodes the pod, asks the engine for
-// what the caches know (the catalog, the owner, the namespace), runs the pure decision (decide/pod_mutation.h)
-// and answers with its JSON Patch — or, with the engine's --dry-run, with none (ADM-15). Writes the one
-// `rightsizing summary` line per decision and the owner events (WouldMutate, StrategyConflict at most once per
-// hour per owner). Requests with dryRun never emit events. The server answers fail-open around it (ADM-2).
+// what the caches know (the catalog, the owner, the namespace), runs the pure decision
+// (decide/pod_mutation.h) and answers with its JSON Patch — or, with the engine's --dry-run, with none
+// (ADM-15). Writes the one `rightsizing summary` line per decision and the owner events (WouldMutate,
+// StrategyConflict at most once per hour per owner). Requests with dryRun never emit events. The server
+// answers fail-open around it (ADM-2).
 #pragma once
 
 #include <functional>
@@ -37,7 +38,8 @@ struct PodAdmissionDeps {
   std::chrono::milliseconds sync_wait{5000};
   // SEL-1/2 for a pod; only called when the decision needs it (not for probes, protected namespaces or
   // while automation is disabled). `retry_timeout`: webhookOwnerResolutionRetryTimeout.
-  std::function<PodOwner(const std::string& ns, const nlohmann::json& pod, common::Duration retry_timeout)> owner;
+  std::function<PodOwner(const std::string& ns, const nlohmann::json& pod, common::Duration retry_timeout)>
+      owner;
   std::function<std::map<std::string, std::string>(const std::string& ns)> namespace_annotations;
   kube::EventRecorder* events = nullptr;  // may be null
   const common::Clock* clock = nullptr;   // default: the real clock

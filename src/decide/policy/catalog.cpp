@@ -4,6 +4,25 @@
 
 namespace kubex::decide::policy {
 
+StrategyInput strategy_input(const std::shared_ptr<const api::StrategyObject>& o) {
+  StrategyInput in;
+  in.strategy = std::shared_ptr<const api::Strategy>(o, &o->parsed.value);
+  in.valid = o->parsed.valid();
+  in.message = o->parsed.report.message();
+  in.contract = o->parsed.report.contract;
+  return in;
+}
+
+PolicyInput policy_input(const std::shared_ptr<const api::PolicyObject>& o) {
+  PolicyInput in;
+  in.policy = std::shared_ptr<const api::Policy>(o, &o->parsed.value);
+  in.spec_valid = o->parsed.valid();
+  in.scope_evaluates = o->parsed.scope_evaluates;
+  in.message = o->parsed.report.message();
+  in.contract = o->parsed.report.contract;
+  return in;
+}
+
 Catalog::Catalog(std::vector<PolicyInput> policies, std::vector<StrategyInput> strategies,
                  api::GlobalConfigSpec global, api::PolicyEvaluation evaluation)
     : strategies_(std::move(strategies)), global_(std::move(global)), evaluation_(std::move(evaluation)) {
@@ -36,7 +55,8 @@ Catalog::Catalog(std::vector<PolicyInput> policies, std::vector<StrategyInput> s
   }
 }
 
-const StrategyInput* Catalog::find_strategy(api::Kind kind, const std::string& ns, const std::string& name) const {
+const StrategyInput* Catalog::find_strategy(api::Kind kind, const std::string& ns,
+                                            const std::string& name) const {
   for (const auto& s : strategies_) {
     if (!s.strategy || s.strategy->kind != kind || s.strategy->meta.name != name) continue;
     if (kind == api::Kind::kAutomationStrategy && s.strategy->meta.ns != ns) continue;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/kubex_views.h"
 #include "api/objects.h"
 #include "decide/policy/candidate.h"
 
@@ -16,8 +17,8 @@ struct PolicyInput {
   std::shared_ptr<const api::Policy> policy;
   bool spec_valid = false;  // passes the validator (VAL-1)
   bool scope_evaluates = true;
-  std::string message;      // the validator's message when invalid
-  bool contract = false;    // the error is a contract error (VAL-3)
+  std::string message;    // the validator's message when invalid
+  bool contract = false;  // the error is a contract error (VAL-3)
 };
 
 struct StrategyInput {
@@ -26,6 +27,11 @@ struct StrategyInput {
   std::string message;
   bool contract = false;
 };
+
+// The catalog inputs of cached objects (api/kubex_views.h): the typed value (sharing the object's lifetime)
+// and its validation verdict.
+StrategyInput strategy_input(const std::shared_ptr<const api::StrategyObject>& o);
+PolicyInput policy_input(const std::shared_ptr<const api::PolicyObject>& o);
 
 // Why a policy is (not) valid (SEL-4), as its conditions report it (OBS-1).
 enum class Resolution { kResolved, kStrategyNotFound, kStrategyInvalid, kStrategyContract };
@@ -39,8 +45,8 @@ struct LinkedPolicy {
 
 class Catalog {
  public:
-  Catalog(std::vector<PolicyInput> policies, std::vector<StrategyInput> strategies, api::GlobalConfigSpec global,
-          api::PolicyEvaluation evaluation);
+  Catalog(std::vector<PolicyInput> policies, std::vector<StrategyInput> strategies,
+          api::GlobalConfigSpec global, api::PolicyEvaluation evaluation);
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
 

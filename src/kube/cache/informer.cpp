@@ -49,16 +49,26 @@ bool Informer::KeyEq::operator()(std::string_view key, const ObjectPtr& obj) con
          key[ns.size()] == '/' && key.substr(ns.size() + 1) == obj->name;
 }
 
-Informer::Informer(std::shared_ptr<Client> client, std::string list_path, Projector project, InformerOptions options)
-    : client_(std::move(client)), path_(std::move(list_path)), project_(std::move(project)), options_(options) {
+Informer::Informer(std::shared_ptr<Client> client, std::string list_path, Projector project,
+                   InformerOptions options)
+    : client_(std::move(client)),
+      path_(std::move(list_path)),
+      project_(std::move(project)),
+      options_(options) {
   log_ = common::Logger("informer" + path_);
 }
 
-Informer::~Informer() { stop(); }
+Informer::~Informer() {
+  stop();
+}
 
-void Informer::add_handlers(InformerHandlers handlers) { handlers_.push_back(std::move(handlers)); }
+void Informer::add_handlers(InformerHandlers handlers) {
+  handlers_.push_back(std::move(handlers));
+}
 
-void Informer::add_index(const std::string& name, IndexFunc fn) { index_fns_[name] = std::move(fn); }
+void Informer::add_index(const std::string& name, IndexFunc fn) {
+  index_fns_[name] = std::move(fn);
+}
 
 void Informer::start() {
   stop_ = false;
@@ -236,10 +246,13 @@ void Informer::run() {
   int failures = 0;
   bool need_list = true;
   auto backoff = [&]() {
-    auto base = std::min<long>(options_.backoff_cap.count(), options_.backoff_base.count() << std::min(failures, 10));
+    auto base =
+        std::min<long>(options_.backoff_cap.count(), options_.backoff_base.count() << std::min(failures, 10));
     std::uniform_real_distribution<double> jitter(0.5, 1.0);
-    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long>(base * jitter(rng)));
-    while (!stop_ && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto until =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<long>(base * jitter(rng)));
+    while (!stop_ && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ++failures;
   };
   while (!stop_) {

@@ -26,8 +26,8 @@
 namespace kubex::kube {
 
 using common::CachedObject;
-using common::ObjectPtr;
 using common::fill_meta;
+using common::ObjectPtr;
 
 // Turns a JSON object into its projection (or nullptr to ignore the object).
 using Projector = std::function<ObjectPtr(const nlohmann::json& obj)>;
@@ -58,7 +58,8 @@ struct InformerOptions {
 class Informer {
  public:
   // `list_path`: the collection, e.g. "/api/v1/pods" (all namespaces) or "/apis/apps/v1/deployments".
-  Informer(std::shared_ptr<Client> client, std::string list_path, Projector project, InformerOptions options = {});
+  Informer(std::shared_ptr<Client> client, std::string list_path, Projector project,
+           InformerOptions options = {});
   ~Informer();
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;

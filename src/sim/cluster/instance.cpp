@@ -55,7 +55,8 @@ common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions&
     }
     if (*mport > 0) {
       auto mcolon = o.metrics_listen.rfind(':');
-      in->metrics_url_ = "http://" + o.metrics_listen.substr(0, mcolon) + ":" + std::to_string(*mport) + "/metrics";
+      in->metrics_url_ =
+          "http://" + o.metrics_listen.substr(0, mcolon) + ":" + std::to_string(*mport) + "/metrics";
     }
   }
   HttpServer* server = in->server_.get();
@@ -63,7 +64,9 @@ common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions&
   return in;
 }
 
-Instance::~Instance() { stop(); }
+Instance::~Instance() {
+  stop();
+}
 
 void Instance::stop() {
   if (stopped_) return;

@@ -22,7 +22,7 @@ class Cluster;
 
 struct InstanceOptions {
   std::string host = "127.0.0.1";
-  int port = 0;  // 0 picks a free port
+  int port = 0;            // 0 picks a free port
   std::string kubeconfig;  // "" = <data-dir>/kubeconfig, else a temp dir
   std::string data_dir;
   std::map<std::string, std::string> service_map;  // ns/name -> HOST:PORT
@@ -41,7 +41,7 @@ class Instance {
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
 
-  const std::string& url() const { return url_; }                  // https://HOST:PORT
+  const std::string& url() const { return url_; }  // https://HOST:PORT
   const std::string& kubeconfig() const { return kubeconfig_; }
   const std::string& metrics_url() const { return metrics_url_; }  // http://HOST:PORT/metrics, or ""
   ApiServer& api() { return *api_; }

@@ -26,7 +26,9 @@ int decode_status(int status) {
 
 }  // namespace
 
-ChildProcess::~ChildProcess() { stop(std::chrono::seconds(5)); }
+ChildProcess::~ChildProcess() {
+  stop(std::chrono::seconds(5));
+}
 
 common::Result<void> ChildProcess::start(const std::vector<std::string>& argv, const std::string& log_path) {
   if (argv.empty()) return common::fail("no program to start");

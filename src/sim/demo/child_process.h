@@ -19,7 +19,7 @@ class ChildProcess {
 
   // argv[0] is the program path. stdout and stderr go to `log_path` (appended).
   common::Result<void> start(const std::vector<std::string>& argv, const std::string& log_path);
-  bool running();  // reaps the child when it has exited
+  bool running();                               // reaps the child when it has exited
   int exit_code() const { return exit_code_; }  // -1 while running or never started
   // SIGTERM, wait up to `grace`, then SIGKILL. Returns the exit code (128+signal when killed by one).
   int stop(std::chrono::milliseconds grace = std::chrono::seconds(10));

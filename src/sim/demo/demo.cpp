@@ -182,7 +182,8 @@ std::string wait_until(Interrupts& intr, const std::string& what, seconds timeou
   say("   waiting for " + what + " ...");
   while (Clock::now() < deadline) {
     if (!intr.sleep(milliseconds(200))) return "interrupted";
-    if (engine && !engine->running()) return "kubex engine exited (code " + std::to_string(engine->exit_code()) + ")";
+    if (engine && !engine->running())
+      return "kubex engine exited (code " + std::to_string(engine->exit_code()) + ")";
     last = missing();
     if (last.empty()) return "";
   }
@@ -257,7 +258,8 @@ void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tt
   std::string table = render_rows(rows);
   std::string summary = render_summary(rows, gpus);
   if (tty) {
-    std::printf("\033[H\033[J== kubex demo: live view (Ctrl-C to stop) ==\n%s\n\n%s", summary.c_str(), table.c_str());
+    std::printf("\033[H\033[J== kubex demo: live view (Ctrl-C to stop) ==\n%s\n\n%s", summary.c_str(),
+                table.c_str());
     std::fflush(stdout);
   } else if (table != last) {
     say("-- " + summary);
@@ -284,7 +286,8 @@ int Demo::run() {
   std::string kubex = o_.kubex_binary.empty() ? self_dir() + "/kubex" : o_.kubex_binary;
   std::string prometheus = find_program(o_.prometheus_binary);
   if (access(kubex.c_str(), X_OK) != 0) return fail("starting", "no kubex binary at " + kubex, "");
-  if (prometheus.empty()) return fail("starting", "no prometheus binary (scripts/install-deps.sh installs it)", "");
+  if (prometheus.empty())
+    return fail("starting", "no prometheus binary (scripts/install-deps.sh installs it)", "");
 
   say("== kubex demo: GPU sharing with KAI on a simulated cluster ==");
   say("   work directory: " + dir_);
@@ -306,11 +309,14 @@ int Demo::run() {
   int prom_port = free_port(), metrics_port = free_port(), health_port = free_port();
   std::string metrics_target = sim_->metrics_url().substr(7);  // host:port/metrics
   metrics_target = metrics_target.substr(0, metrics_target.find('/'));
-  std::string prom_cfg = "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-                         "scrape_configs:\n"
-                         "  - job_name: kubex-sim-gpu\n    static_configs: [{targets: ['" + metrics_target + "']}]\n"
-                         "  - job_name: kubex-engine\n    static_configs: [{targets: ['127.0.0.1:" +
-                         std::to_string(metrics_port) + "']}]\n";
+  std::string prom_cfg =
+      "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+      "scrape_configs:\n"
+      "  - job_name: kubex-sim-gpu\n    static_configs: [{targets: ['" +
+      metrics_target +
+      "']}]\n"
+      "  - job_name: kubex-engine\n    static_configs: [{targets: ['127.0.0.1:" +
+      std::to_string(metrics_port) + "']}]\n";
   if (auto w = common::write_file_atomic(dir_ + "/prometheus.yml", prom_cfg, 0644); !w) {
     return fail("configuring Prometheus", w.error().str(), "");
   }
@@ -334,7 +340,8 @@ int Demo::run() {
   int crds = 0;
   for (const auto& f : embedded_files()) {
     if (f.path.rfind(kCrdDir, 0) != 0) continue;
-    if (auto r = apply.apply_yaml(f.path, f.content); !r) return fail("installing the CRDs", r.error().str(), "");
+    if (auto r = apply.apply_yaml(f.path, f.content); !r)
+      return fail("installing the CRDs", r.error().str(), "");
     ++crds;
   }
   if (crds == 0) return fail("installing the CRDs", "none compiled into this kubex-sim", "");
@@ -343,45 +350,62 @@ int Demo::run() {
   json global = {{"apiVersion", "rightsizing.kubex.ai/v1alpha1"},
                  {"kind", "GlobalConfiguration"},
                  {"metadata", {{"name", "global-config"}}},
-                 {"spec", {{"prometheus", {{"url", "http://127.0.0.1:" + std::to_string(prom_port)}}},
-                           {"webhookHealth", {{"transitionCheckInterval", "2s"}, {"successThreshold", 1}}}}}};
+                 {"spec",
+                  {{"prometheus", {{"url", "http://127.0.0.1:" + std::to_string(prom_port)}}},
+                   {"webhookHealth", {{"transitionCheckInterval", "2s"}, {"successThreshold", 1}}}}}};
   if (auto r = apply.apply(global); !r) return fail("creating global-config", r.error().str(), "");
-  say("3. installed " + std::to_string(crds) + " rightsizing.kubex.ai CRDs and global-config (Prometheus at port " +
-      std::to_string(prom_port) + ")");
+  say("3. installed " + std::to_string(crds) +
+      " rightsizing.kubex.ai CRDs and global-config (Prometheus at port " + std::to_string(prom_port) + ")");
 
   // 4. The engine: webhooks (early and late), KAI queues, controllers.
-  std::vector<std::string> args = {kubex, "engine", "--kubeconfig", sim_->kubeconfig(), "--namespace",
-                                   kEngineNamespace, "--webhook-bind-address", "127.0.0.1:0",
-                                   "--self-signed-webhook", "--register-webhooks", "--early-webhook-enabled",
-                                   "--kai-queues", "--metrics-bind-address",
-                                   "127.0.0.1:" + std::to_string(metrics_port), "--health-probe-bind-address",
+  std::vector<std::string> args = {kubex,
+                                   "engine",
+                                   "--kubeconfig",
+                                   sim_->kubeconfig(),
+                                   "--namespace",
+                                   kEngineNamespace,
+                                   "--webhook-bind-address",
+                                   "127.0.0.1:0",
+                                   "--self-signed-webhook",
+                                   "--register-webhooks",
+                                   "--early-webhook-enabled",
+                                   "--kai-queues",
+                                   "--metrics-bind-address",
+                                   "127.0.0.1:" + std::to_string(metrics_port),
+                                   "--health-probe-bind-address",
                                    "127.0.0.1:" + std::to_string(health_port)};
-  if (auto r = engine_.start(args, engine_log); !r) return fail("starting kubex engine", r.error().str(), engine_log);
+  if (auto r = engine_.start(args, engine_log); !r)
+    return fail("starting kubex engine", r.error().str(), engine_log);
   why = wait_until(
       intr_, "kubex engine (webhooks registered, KAI queues, webhook health probe)", seconds(60),
       [&]() -> std::string {
         int status = 0;
         http_get(health_port, "/readyz", &status);
         if (status != 200) return "the engine is not ready (/readyz)";
-        for (const char* cfg : {"000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration"}) {
-          if (apply.get(cluster::group_path("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations", "",
-                                            cfg))
+        for (const char* cfg :
+             {"000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration"}) {
+          if (apply
+                  .get(cluster::group_path("admissionregistration.k8s.io/v1", "mutatingwebhookconfigurations",
+                                           "", cfg))
                   .is_null()) {
             return std::string("MutatingWebhookConfiguration ") + cfg + " is not registered";
           }
         }
-        if (apply.get(cluster::group_path("scheduling.run.ai/v2", "queues", "", "kubex-unlimited-gpu-queue")).is_null()) {
+        if (apply.get(cluster::group_path("scheduling.run.ai/v2", "queues", "", "kubex-unlimited-gpu-queue"))
+                .is_null()) {
           return "Queue kubex-unlimited-gpu-queue does not exist";
         }
         json gc = apply.get(cluster::group_path("rightsizing.kubex.ai/v1alpha1", "globalconfigurations", "",
                                                 "global-config"));
         const json* healthy = condition(gc, "PodAdmissionWebhookHealthy");
-        if (!healthy || healthy->value("status", "") != "True") return "PodAdmissionWebhookHealthy is not True";
+        if (!healthy || healthy->value("status", "") != "True")
+          return "PodAdmissionWebhookHealthy is not True";
         return "";
       },
       &engine_);
   if (!why.empty()) return give_up("starting kubex engine", why, engine_log);
-  say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues created,");
+  say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues "
+      "created,");
   say("   PodAdmissionWebhookHealthy=True");
 
   // 5. The guide's starter example and the demo's policies; once kubex reports them resolved (it has them in
@@ -419,7 +443,8 @@ int Demo::run() {
     for (const auto& d : docs ? *docs : std::vector<json>{}) {
       if (!d.is_object()) continue;
       std::string kind = d.value("kind", "");
-      if (kind.find("Policy") != std::string::npos && d.value("apiVersion", "").rfind("rightsizing.kubex.ai/", 0) == 0) {
+      if (kind.find("Policy") != std::string::npos &&
+          d.value("apiVersion", "").rfind("rightsizing.kubex.ai/", 0) == 0) {
         std::string plural = kind;
         for (auto& ch : plural) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
         policies.emplace_back(plural.substr(0, plural.size() - 1) + "ies", d["metadata"].value("name", ""));
@@ -445,8 +470,8 @@ int Demo::run() {
   while (Clock::now() < deadline) {
     if (!engine_.running()) {
       shutdown();
-      return fail("running the workloads", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
-                  engine_log);
+      return fail("running the workloads",
+                  "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")", engine_log);
     }
     rows = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
     live_view(rows, last, tty, gpus);
@@ -476,7 +501,8 @@ int Demo::run() {
   say("");
   say("== kubex demo report ==");
   std::printf("%s", render_report(report).c_str());
-  if (!settled) say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
+  if (!settled)
+    say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
   say("");
   say("logs: " + sim_log + ", " + engine_log + ", " + prom_log);
   if (o_.keep_running) {

@@ -52,7 +52,8 @@ double whole_gpus(const json& pod_spec) {
 }
 
 std::string owner_of(const json& meta) {
-  for (const auto& ref : member(meta, "ownerReferences").is_array() ? member(meta, "ownerReferences") : json::array()) {
+  for (const auto& ref :
+       member(meta, "ownerReferences").is_array() ? member(meta, "ownerReferences") : json::array()) {
     if (!member(ref, "controller").is_boolean() || !member(ref, "controller").get<bool>()) continue;
     std::string kind = str(ref, "kind"), name = str(ref, "name");
     if (kind == "ReplicaSet") {
@@ -70,7 +71,8 @@ std::string status_of(const json& pod) {
   const json& meta = member(pod, "metadata");
   if (!member(meta, "deletionTimestamp").is_null()) return "Terminating";
   const json& st = member(pod, "status");
-  for (const auto& cs : member(st, "containerStatuses").is_array() ? member(st, "containerStatuses") : json::array()) {
+  for (const auto& cs :
+       member(st, "containerStatuses").is_array() ? member(st, "containerStatuses") : json::array()) {
     std::string reason = str(member(member(cs, "state"), "waiting"), "reason");
     if (!reason.empty() && reason != "ContainerCreating") return reason;
   }
@@ -102,7 +104,9 @@ std::string vllm_utilization(const json& spec) {
   return "";
 }
 
-std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' '); }
+std::string pad(const std::string& s, std::size_t w) {
+  return s.size() >= w ? s + " " : s + std::string(w - s.size(), ' ');
+}
 
 }  // namespace
 
@@ -147,8 +151,8 @@ std::vector<PodRow> pod_rows(const json& pod_list, const std::string& reservatio
     r.scheduler = str(spec, "schedulerName");
     if (r.scheduler.empty()) r.scheduler = "default-scheduler";
     r.vllm_utilization = vllm_utilization(spec);
-    json info = json::parse(str(member(meta, "annotations"), "automation-webhook.kubex.ai/pod-rightsizing-info"),
-                            nullptr, false);
+    json info = json::parse(
+        str(member(meta, "annotations"), "automation-webhook.kubex.ai/pod-rightsizing-info"), nullptr, false);
     const json& containers = member(info, "containers");
     if (containers.is_object()) {
       for (const auto& [c, v] : containers.items()) {
@@ -165,13 +169,14 @@ std::vector<PodRow> pod_rows(const json& pod_list, const std::string& reservatio
 
 std::string render_rows(const std::vector<PodRow>& rows) {
   static const std::vector<std::pair<std::string, std::size_t>> cols = {
-      {"NAMESPACE", 13}, {"POD", 30}, {"STATUS", 14}, {"GPU", 13}, {"DEVICE", 18},
-      {"QUEUE", 27},     {"SCHEDULER", 18}, {"VLLM-MEM", 8}};
+      {"NAMESPACE", 13}, {"POD", 30},   {"STATUS", 14},    {"GPU", 13},
+      {"DEVICE", 18},    {"QUEUE", 27}, {"SCHEDULER", 18}, {"VLLM-MEM", 8}};
   std::vector<std::vector<std::string>> table;
   for (const auto& r : rows) {
     std::string gpu = format_gpus(r.gpus) + (r.fraction ? " (share)" : " (whole)");
-    table.push_back({r.ns, r.name, r.status, gpu, r.device.empty() ? "-" : r.device, r.queue.empty() ? "-" : r.queue,
-                     r.scheduler, r.vllm_utilization.empty() ? "-" : r.vllm_utilization});
+    table.push_back({r.ns, r.name, r.status, gpu, r.device.empty() ? "-" : r.device,
+                     r.queue.empty() ? "-" : r.queue, r.scheduler,
+                     r.vllm_utilization.empty() ? "-" : r.vllm_utilization});
   }
   std::vector<std::size_t> widths;
   for (std::size_t i = 0; i < cols.size(); ++i) {
@@ -246,9 +251,9 @@ std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster)
       if (!d.empty()) devices.insert(d);
     }
   }
-  return "GPU pods " + std::to_string(running) + "/" + std::to_string(rows.size()) + " running · GPUs requested " +
-         format_gpus(requested) + " · " + std::to_string(devices.size()) + " of " + std::to_string(gpus_in_cluster) +
-         " GPUs occupied";
+  return "GPU pods " + std::to_string(running) + "/" + std::to_string(rows.size()) +
+         " running · GPUs requested " + format_gpus(requested) + " · " + std::to_string(devices.size()) +
+         " of " + std::to_string(gpus_in_cluster) + " GPUs occupied";
 }
 
 std::optional<WrittenWorkload> written_workload(const json& w, double gpus_per_model_replica) {
@@ -262,7 +267,8 @@ std::optional<WrittenWorkload> written_workload(const json& w, double gpus_per_m
   out.ns = str(member(w, "metadata"), "namespace");
   out.owner = kind + "/" + str(member(w, "metadata"), "name");
   if (kind == "Model") {
-    out.replicas = member(spec, "replicas").is_number_integer() ? int_of("replicas", 1) : int_of("minReplicas", 1);
+    out.replicas =
+        member(spec, "replicas").is_number_integer() ? int_of("replicas", 1) : int_of("minReplicas", 1);
     out.gpus_per_pod = gpus_per_model_replica;
   } else if (kind == "Deployment" || kind == "StatefulSet") {
     const json& tmpl = member(spec, "template");
@@ -295,7 +301,8 @@ std::string render_report(const Report& r) {
   for (const auto& l : r.workloads) w = std::max(w, l.ns.size() + 1 + l.owner.size());
   for (const auto& l : r.workloads) {
     out += "  " + pad(l.ns + "/" + l.owner, w + 1) + pad(format_gpus(l.before), 5) + "-> " +
-           pad(format_gpus(l.after), 5) + pad("(" + std::to_string(l.pods) + (l.pods == 1 ? " pod)" : " pods)"), 10) +
+           pad(format_gpus(l.after), 5) +
+           pad("(" + std::to_string(l.pods) + (l.pods == 1 ? " pod)" : " pods)"), 10) +
            (l.source.empty() ? "unchanged by kubex" : "from " + l.source) + "\n";
   }
   out += "pods per GPU:\n";

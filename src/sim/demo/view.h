@@ -1,6 +1,6 @@
 // What the demo shows (pure functions over pod and workload JSON, so they are table-tested): the live view of
-// GPU pods (where each runs, its GPU fraction or whole GPUs, the device it shares, queue and scheduler) and the
-// final report (GPUs requested before vs after, GPUs actually occupied, pods per GPU).
+// GPU pods (where each runs, its GPU fraction or whole GPUs, the device it shares, queue and scheduler) and
+// the final report (GPUs requested before vs after, GPUs actually occupied, pods per GPU).
 #pragma once
 
 #include <map>
@@ -18,7 +18,7 @@ struct PodRow {
   std::string node;             // "" while unscheduled
   double gpus = 0;              // fraction (KAI gpu-fraction) or whole nvidia.com/gpu
   bool fraction = false;
-  std::string device;           // "<node>/gpu<i>" the kubelet gave it, "" when none
+  std::string device;  // "<node>/gpu<i>" the kubelet gave it, "" when none
   std::string queue, scheduler;
   std::string vllm_utilization;  // the --gpu-memory-utilization it runs with, "" when none
   std::string source;            // the policy that set its GPU (pod-rightsizing-info), "" when kubex did not
@@ -44,7 +44,8 @@ struct WrittenWorkload {
   int replicas = 1;
   double gpus() const { return gpus_per_pod * replicas; }
 };
-std::optional<WrittenWorkload> written_workload(const nlohmann::json& manifest, double gpus_per_model_replica = 1);
+std::optional<WrittenWorkload> written_workload(const nlohmann::json& manifest,
+                                                double gpus_per_model_replica = 1);
 
 struct Report {
   struct Line {
@@ -52,11 +53,11 @@ struct Report {
     double before = 0, after = 0;  // GPUs as written / held by its running pods now
     int pods = 0;                  // running
   };
-  std::vector<Line> workloads;   // in the order given
-  double requested_before = 0;   // what the workloads ask for as written
-  double requested_after = 0;    // what their running pods hold now
-  int devices_before = 0;        // GPUs the pods would take as written: whole GPUs each, existing fractions packed
-  int occupied = 0;              // distinct physical GPUs holding at least one pod now
+  std::vector<Line> workloads;  // in the order given
+  double requested_before = 0;  // what the workloads ask for as written
+  double requested_after = 0;   // what their running pods hold now
+  int devices_before = 0;  // GPUs the pods would take as written: whole GPUs each, existing fractions packed
+  int occupied = 0;        // distinct physical GPUs holding at least one pod now
   int gpus_in_cluster = 0;
   int running_gpu_pods = 0;
   std::map<std::string, std::vector<std::string>> pods_per_device;  // device -> pod names

@@ -129,22 +129,9 @@ class FakeCache {
     api::PolicyEvaluation evaluation;
     for (const auto& [id, o] : items_) {
       if (api::is_strategy(id.first)) {
-        auto so = std::static_pointer_cast<const api::StrategyObject>(o);
-        decide::policy::StrategyInput in;
-        in.strategy = std::shared_ptr<const api::Strategy>(so, &so->parsed.value);
-        in.valid = so->parsed.valid();
-        in.message = so->parsed.report.message();
-        in.contract = so->parsed.report.contract;
-        strategies.push_back(std::move(in));
+        strategies.push_back(decide::policy::strategy_input(std::static_pointer_cast<const api::StrategyObject>(o)));
       } else if (api::is_policy(id.first)) {
-        auto po = std::static_pointer_cast<const api::PolicyObject>(o);
-        decide::policy::PolicyInput in;
-        in.policy = std::shared_ptr<const api::Policy>(po, &po->parsed.value);
-        in.spec_valid = po->parsed.valid();
-        in.scope_evaluates = po->parsed.scope_evaluates;
-        in.message = po->parsed.report.message();
-        in.contract = po->parsed.report.contract;
-        policies.push_back(std::move(in));
+        policies.push_back(decide::policy::policy_input(std::static_pointer_cast<const api::PolicyObject>(o)));
       } else if (id.first == api::Kind::kGlobalConfiguration && id.second == global_config_name) {
         global = std::static_pointer_cast<const api::GlobalConfigObject>(o)->parsed.value.spec;
       }

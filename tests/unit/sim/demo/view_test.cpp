@@ -10,36 +10,37 @@ namespace {
 
 using nlohmann::json;
 
-json running_pod(const std::string& ns, const std::string& name, const json& annotations, const json& resources,
-                 const std::string& node, const std::string& scheduler = "") {
-  json pod = {{"metadata",
-               {{"namespace", ns},
-                {"name", name},
-                {"labels", {{"pod-template-hash", "5d9f8"}}},
-                {"annotations", annotations},
-                {"ownerReferences", {{{"kind", "ReplicaSet"}, {"name", "chat-5d9f8"}, {"controller", true}}}}}},
-              {"spec", {{"nodeName", node}, {"containers", {{{"name", "c"}, {"resources", resources}}}}}},
-              {"status",
-               {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+json running_pod(const std::string& ns, const std::string& name, const json& annotations,
+                 const json& resources, const std::string& node, const std::string& scheduler = "") {
+  json pod = {
+      {"metadata",
+       {{"namespace", ns},
+        {"name", name},
+        {"labels", {{"pod-template-hash", "5d9f8"}}},
+        {"annotations", annotations},
+        {"ownerReferences", {{{"kind", "ReplicaSet"}, {"name", "chat-5d9f8"}, {"controller", true}}}}}},
+      {"spec", {{"nodeName", node}, {"containers", {{{"name", "c"}, {"resources", resources}}}}}},
+      {"status", {{"phase", "Running"}, {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
   if (!scheduler.empty()) pod["spec"]["schedulerName"] = scheduler;
   return pod;
 }
 
 TEST(DemoView, RowsCarryShareDeviceQueueAndSkipNonGpuAndReservationPods) {
-  json fraction = running_pod("ml", "chat-5d9f8-aaaaa",
-                              {{"gpu-fraction", "0.4"}, {"sim.kubex.ai/gpu-indices", "1"}}, json::object(),
-                              "t4-node-0", "kai-scheduler");
+  json fraction =
+      running_pod("ml", "chat-5d9f8-aaaaa", {{"gpu-fraction", "0.4"}, {"sim.kubex.ai/gpu-indices", "1"}},
+                  json::object(), "t4-node-0", "kai-scheduler");
   fraction["metadata"]["labels"]["kai.scheduler/queue"] = "kubex-unlimited-gpu-queue";
   fraction["spec"]["containers"][0]["args"] = {"--model", "m", "--gpu-memory-utilization=0.36"};
   json whole = running_pod("ml", "train-5d9f8-bbbbb", {{"sim.kubex.ai/gpu-indices", "0,1"}},
                            {{"limits", {{"nvidia.com/gpu", "2"}}}}, "t4-node-1");
   json cpu_only = running_pod("ml", "web-5d9f8-ccccc", json::object(), json::object(), "cpu-node-0");
-  json reservation = running_pod("kai-resource-reservation", "gpu-reservation-t4-node-0-x",
-                                 {{"sim.kubex.ai/gpu-indices", "1"}}, {{"limits", {{"nvidia.com/gpu", "1"}}}},
-                                 "t4-node-0");
+  json reservation =
+      running_pod("kai-resource-reservation", "gpu-reservation-t4-node-0-x",
+                  {{"sim.kubex.ai/gpu-indices", "1"}}, {{"limits", {{"nvidia.com/gpu", "1"}}}}, "t4-node-0");
   json pending = running_pod("ml", "a-pending", {{"gpu-fraction", "0.5"}}, json::object(), "");
-  pending["status"] = {{"phase", "Pending"},
-                       {"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}};
+  pending["status"] = {
+      {"phase", "Pending"},
+      {"conditions", {{{"type", "PodScheduled"}, {"status", "False"}, {"reason", "Unschedulable"}}}}};
   json list = {{"items", {whole, fraction, cpu_only, reservation, pending}}};
 
   auto rows = pod_rows(list, "kai-resource-reservation");
@@ -72,7 +73,8 @@ TEST(DemoView, WorkloadsAsWritten) {
             {"metadata", {{"name", "train"}, {"namespace", "ml"}}},
             {"spec",
              {{"replicas", 2},
-              {"template", {{"spec", {{"containers", {{{"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}}}}}}};
+              {"template",
+               {{"spec", {{"containers", {{{"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}}}}}}}}}};
   auto w = written_workload(d);
   ASSERT_TRUE(w);
   EXPECT_EQ(w->owner, "Deployment/train");
@@ -89,14 +91,17 @@ TEST(DemoView, WorkloadsAsWritten) {
   ASSERT_TRUE(written_workload(model));
   EXPECT_DOUBLE_EQ(written_workload(model)->gpus(), 1);
   EXPECT_FALSE(written_workload({{"kind", "ClusterStaticPolicy"}}));
-  json no_gpu = {{"kind", "Deployment"}, {"spec", {{"template", {{"spec", {{"containers", json::array()}}}}}}}};
+  json no_gpu = {{"kind", "Deployment"},
+                 {"spec", {{"template", {{"spec", {{"containers", json::array()}}}}}}}};
   EXPECT_FALSE(written_workload(no_gpu));
 }
 
 TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
   std::vector<PodRow> rows(4);
-  rows[0] = {"ml", "a", "Deployment/chat", "Running", "n0", 0.4, true, "n0/gpu0", "", "", "", "ClusterStaticPolicy/s"};
-  rows[1] = {"ml", "b", "Deployment/chat", "Running", "n0", 0.4, true, "n0/gpu0", "", "", "", "ClusterStaticPolicy/s"};
+  rows[0] = {"ml", "a", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
+             "",   "",  "ClusterStaticPolicy/s"};
+  rows[1] = {"ml", "b", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
+             "",   "",  "ClusterStaticPolicy/s"};
   rows[2] = {"ml", "c", "Deployment/train", "Running", "n1", 1, false, "n1/gpu0", "", "", "", ""};
   rows[3] = {"ml", "d", "Deployment/late", "Pending", "", 0.5, true, "", "", "", "", ""};
   std::vector<WrittenWorkload> written = {{"ml", "Deployment/chat", 1, false, 2},
@@ -117,8 +122,10 @@ TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
   std::string text = render_report(r);
   EXPECT_NE(text.find("3.25"), std::string::npos) << text;
   EXPECT_NE(text.find("1.8  (45% less)"), std::string::npos) << text;
-  EXPECT_NE(text.find("2 of 6 (3 running GPU pods; as written they would take 4)"), std::string::npos) << text;
-  EXPECT_NE(text.find("ml/Deployment/chat  2    -> 0.8  (2 pods)  from ClusterStaticPolicy/s"), std::string::npos)
+  EXPECT_NE(text.find("2 of 6 (3 running GPU pods; as written they would take 4)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("ml/Deployment/chat  2    -> 0.8  (2 pods)  from ClusterStaticPolicy/s"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.find("unchanged by kubex"), std::string::npos) << text;
   EXPECT_EQ(format_gpus(0.7), "0.7");
