@@ -383,7 +383,7 @@ def test_crds_after_the_engine_and_a_restart_repeat_no_event(sim_factory):  # AP
         wait_for(lambda: len(engine.matching("singleton exists; left as it is")) == 2, what="both singletons seen")
         events = events_of(sim, "GpuReactivePolicy", "reactive", ns)
         assert [(e.reason, e.count) for e in events] == [("StrategyNotFound", 1)]
-        assert engine.reconciles("strategy") >= 2  # the singletons' Valid was re-checked
+        wait_for(lambda: engine.reconciles("strategy") >= 2, what="the singletons' Valid re-checked")
         assert not error_lines(engine)
     finally:
         engine.stop()
