@@ -209,6 +209,7 @@ int main(int argc, char** argv) {
   int rate_connections = 8;
   std::vector<int> concurrency = {1, 8, 64};
   bool no_pin = false;
+  int threads_flag = 0;
   std::string source_dir = KUBEX_SOURCE_DIR;
   app.add_option("--reps", reps, "repetitions of every run (medians are reported)");
   app.add_option("--seconds", seconds, "measured seconds of every closed-loop run");
@@ -217,6 +218,7 @@ int main(int argc, char** argv) {
   app.add_option("--rate", rate, "reviews/s of the fixed-rate run (0: skip it)");
   app.add_option("--rate-seconds", rate_seconds, "measured seconds of every fixed-rate run");
   app.add_option("--rate-connections", rate_connections, "keep-alive connections of the fixed-rate run");
+  app.add_option("--threads", threads_flag, "webhook server threads (default: the engine's)");
   app.add_flag("--no-pin", no_pin, "do not pin the server and nginx to CPU 0 and the client to CPU 1");
   app.add_option("--source-dir", source_dir, "the kubex checkout (for examples/kai-gpu-sharing.yaml)");
   bool client = false, no_echo = false;
@@ -265,6 +267,7 @@ int main(int argc, char** argv) {
   webhook::AdmissionMetrics admission_metrics(metrics);
   webhook::ServerOptions so;  // the engine's defaults (threads, keep-alive), on a free loopback port
   so.bind_address = "127.0.0.1:0";
+  if (threads_flag > 0) so.threads = threads_flag;
   const int server_threads = so.threads;
   webhook::Server server(so, *serving);
   server.set_observer(admission_metrics.observer());

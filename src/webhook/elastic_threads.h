@@ -1,6 +1,5 @@
-// Reused threads that grow with demand: the webhook server's connection threads (one per open keep-alive
-// connection, as httplib serves them) and the threads its handlers run on (one per call in flight, so a
-// request can be answered at its deadline while an overrunning handler goes on).
+// Reused threads that grow with demand: the threads Server::serve() runs handlers on (one per call in
+// flight, so a call can be answered at its deadline while an overrunning handler goes on).
 //
 // run() hands a task to an idle thread, or starts a new one while fewer than `max_threads` run, or else
 // queues it for the next thread that finishes. A thread that finishes waits for the next task, unless

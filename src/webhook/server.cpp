@@ -1,20 +1,19 @@
 #include "webhook/server.h"
 
-#include <httplib.h>
-
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
+#include <future>
 #include <limits>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
-#include <thread>
+#include <optional>
 
 #include "common/log.h"
 #include "kube/runtime/http_endpoints.h"
 #include "webhook/certs.h"
+#include "webhook/deadlines.h"
 #include "webhook/elastic_threads.h"
+#include "webhook/tls_server.h"
 
 namespace kubex::webhook {
 
@@ -25,46 +24,31 @@ struct Route {
   HandlerOptions options;
 };
 
-// One handler invocation shared between the request thread and the handler thread.
-struct Call {
-  std::mutex mu;
-  std::condition_variable cv;
-  bool done = false, abandoned = false;
-  std::optional<AdmissionResponse> response;
-  std::string error;
-};
-
-void run_handler(const Route& route, const AdmissionRequest& request, Call& call) {
-  std::optional<AdmissionResponse> response;
-  std::string error;
-  try {
-    response = route.handler(request);
-  } catch (const std::exception& e) {
-    error = std::string("handler threw: ") + e.what();
-  } catch (...) {
-    error = "handler threw a non-standard exception";
-  }
-  std::lock_guard lk(call.mu);
-  call.response = std::move(response);
-  call.error = std::move(error);
-  call.done = true;
-  call.cv.notify_all();
-}
-
-// httplib's task queue (one task per accepted connection) on ElasticThreads: a connection beyond the kept
-// threads gets a thread of its own instead of waiting for a kept-alive connection to close. shutdown()
-// serves what is queued and waits for every connection to end, like httplib::ThreadPool.
-class ConnectionThreads : public httplib::TaskQueue {
+// serve()'s Reply: keeps the answer for the caller waiting on it.
+class CapturedReply : public Reply {
  public:
-  ConnectionThreads(std::size_t keep, std::size_t max) : threads_(keep, max) {}
-  void enqueue(std::function<void()> fn) override { threads_.run(std::move(fn)); }
-  void shutdown() override {
-    threads_.shutdown();
-    threads_.wait();
+  bool send(int status, std::string_view content_type, std::string_view body) override {
+    std::lock_guard lk(mu_);
+    if (answered_) return false;
+    answered_ = true;
+    promise_.set_value(HttpReply{status, std::string(content_type), std::string(body), outcome_});
+    return true;
   }
+  bool answered() const override {
+    std::lock_guard lk(mu_);
+    return answered_;
+  }
+  void set_outcome(Outcome o) {
+    std::lock_guard lk(mu_);
+    if (!answered_) outcome_ = o;
+  }
+  std::future<HttpReply> future() { return promise_.get_future(); }
 
  private:
-  ElasticThreads threads_;
+  mutable std::mutex mu_;
+  bool answered_ = false;
+  Outcome outcome_ = Outcome::kBadRequest;
+  std::promise<HttpReply> promise_;
 };
 
 HttpReply text_reply(int status, std::string body, Outcome outcome) {
@@ -95,78 +79,44 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   ServerOptions options;
   std::shared_ptr<ServingCertificate> certificate;
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const Route>> routes;
+  std::map<std::string, std::shared_ptr<const Route>, std::less<>> routes;
   Observer observer;
 
-  std::unique_ptr<httplib::SSLServer> server;
-  std::thread thread;
-  std::atomic<bool> done{false};
-  std::string host, ctx_error;
+  std::unique_ptr<TlsServer> tls;
+  std::string host;
   int port = 0;
 
+  Deadlines deadlines;
   std::mutex overrun_mu;
   std::condition_variable overrun_cv;
-  int overrun = 0;                                  // handler threads still running after their deadline
-  std::unique_ptr<ElasticThreads> handler_threads;  // the threads handlers run on (one per call in flight)
+  int overrun = 0;                                  // handlers still running after their deadline
+  std::unique_ptr<ElasticThreads> handler_threads;  // serve(): the threads its handlers run on
   common::Logger log{"webhook"};
 
-  std::shared_ptr<const Route> route(const std::string& path) {
+  std::shared_ptr<const Route> route(std::string_view path) {
     std::lock_guard lk(mu);
     auto it = routes.find(path);
     return it == routes.end() ? nullptr : it->second;
   }
 
-  // Runs the handler with the route's deadline. Returns the response, or sets `error`.
-  std::optional<AdmissionResponse> invoke(const std::shared_ptr<const Route>& route,
-                                          std::shared_ptr<const AdmissionRequest> request,
-                                          std::string& error) {
-    auto call = std::make_shared<Call>();
-    if (route->options.deadline <= std::chrono::milliseconds::zero()) {
-      run_handler(*route, *request, *call);
-      error = call->error;
-      return std::move(call->response);
-    }
+  void observe(const std::string& path, Outcome outcome, std::chrono::steady_clock::time_point start) {
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Observer obs;
     {
-      std::lock_guard lk(overrun_mu);
-      if (overrun >= options.max_overrun_handlers) {
-        error = "too many handlers still running after their deadline (" + std::to_string(overrun) + ")";
-        return std::nullopt;
-      }
+      std::lock_guard lk(mu);
+      obs = observer;
     }
+    if (!obs) return;
     try {
-      bool started = handler_threads->run([self = shared_from_this(), route, request, call] {
-        run_handler(*route, *request, *call);
-        bool abandoned;
-        {
-          std::lock_guard lk(call->mu);
-          abandoned = call->abandoned;
-        }
-        if (abandoned) {
-          std::lock_guard lk(self->overrun_mu);
-          --self->overrun;
-          self->overrun_cv.notify_all();
-        }
-      });
-      if (!started) {
-        error = "cannot start the handler: no thread could be started";
-        return std::nullopt;
-      }
+      obs(path, outcome, seconds);
     } catch (const std::exception& e) {
-      error = std::string("cannot start the handler: ") + e.what();
-      return std::nullopt;
+      log.error("admission observer threw", {{"path", path}, {"error", e.what()}});
     }
-    std::unique_lock lk(call->mu);
-    if (!call->cv.wait_for(lk, route->options.deadline, [&] { return call->done; })) {
-      call->abandoned = true;
-      lk.unlock();
-      std::lock_guard olk(overrun_mu);
-      ++overrun;
-      error = "handler did not answer within its deadline of " +
-              std::to_string(route->options.deadline.count()) + " ms";
-      return std::nullopt;
-    }
-    error = call->error;
-    return std::move(call->response);
+  }
+
+  static bool deliver(const std::shared_ptr<Reply>& reply, const HttpReply& r) {
+    if (auto* captured = dynamic_cast<CapturedReply*>(reply.get())) captured->set_outcome(r.outcome);
+    return reply->send(r.status, r.content_type, r.body);
   }
 
   HttpReply failure(const Route& route, const std::string& path, const std::string& uid,
@@ -178,23 +128,15 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     return HttpReply{200, "application/json", body ? *body : std::string(), Outcome::kError};
   }
 
-  HttpReply process(const std::string& path, std::string_view body) {
-    auto r = route(path);
-    if (!r) return text_reply(404, "no admission webhook is served at " + path, Outcome::kBadRequest);
-    auto request = decode_admission_review(body);
-    if (!request) {
-      log.warn("invalid AdmissionReview", {{"path", path}, {"error", request.error().reason}});
-      return text_reply(400, request.error().message(), Outcome::kBadRequest);
-    }
-    std::string uid = request->uid;
-    std::string error;
-    auto response = invoke(r, std::make_shared<const AdmissionRequest>(std::move(*request)), error);
-    if (!response) return failure(*r, path, uid, error.empty() ? "handler returned no response" : error);
-    if (!r->options.mutating && response->has_patch()) {
-      return failure(*r, path, uid, "a validating handler returned a patch");
+  // The answer to a handler's response (or to its error when there is no response).
+  HttpReply answer(const Route& r, const std::string& path, const std::string& uid,
+                   std::optional<AdmissionResponse>& response, const std::string& error) {
+    if (!response) return failure(r, path, uid, error.empty() ? "handler returned no response" : error);
+    if (!r.options.mutating && response->has_patch()) {
+      return failure(r, path, uid, "a validating handler returned a patch");
     }
     auto encoded = encode_admission_review(uid, *response);
-    if (!encoded) return failure(*r, path, uid, "cannot encode the response: " + encoded.error().str());
+    if (!encoded) return failure(r, path, uid, "cannot encode the response: " + encoded.error().str());
     Outcome outcome;
     if (response->internal_error) {
       outcome = Outcome::kError;
@@ -203,30 +145,110 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     } else if (response->has_patch()) {
       outcome = Outcome::kPatched;
     } else {
-      outcome = r->options.mutating ? Outcome::kUnchanged : Outcome::kAllowed;
+      outcome = r.options.mutating ? Outcome::kUnchanged : Outcome::kAllowed;
     }
     return HttpReply{200, "application/json", std::move(*encoded), outcome};
   }
 
-  HttpReply serve(const std::string& path, std::string_view body) {
+  // Answers one admission request through `reply`, running its handler on the calling thread. When the
+  // handler overruns its deadline, the deadline thread answers instead (and, for a TLS worker, `tls` gets
+  // another worker until this one is back).
+  void process(const std::string& path, std::string_view body, const std::shared_ptr<Reply>& reply,
+               bool on_tls_worker) {
     auto start = std::chrono::steady_clock::now();
-    HttpReply reply = process(path, body);
-    if (reply.status != 404) {
-      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      Observer obs;
-      {
-        std::lock_guard lk(mu);
-        obs = observer;
-      }
-      if (obs) {
-        try {
-          obs(path, reply.outcome, seconds);
-        } catch (const std::exception& e) {
-          log.error("admission observer threw", {{"path", path}, {"error", e.what()}});
-        }
-      }
+    auto r = route(path);
+    if (!r) {
+      deliver(reply, text_reply(404, "no admission webhook is served at " + path, Outcome::kBadRequest));
+      return;
     }
-    return reply;
+    auto request = decode_admission_review(body);
+    if (!request) {
+      log.warn("invalid AdmissionReview", {{"path", path}, {"error", request.error().reason}});
+      observe(path, Outcome::kBadRequest, start);
+      deliver(reply, text_reply(400, request.error().message(), Outcome::kBadRequest));
+      return;
+    }
+    const std::string uid = request->uid;
+    int overrunning;
+    {
+      std::lock_guard lk(overrun_mu);
+      overrunning = overrun;
+    }
+    if (overrunning >= options.max_overrun_handlers) {
+      observe(path, Outcome::kError, start);
+      deliver(reply, failure(*r, path, uid,
+                             "too many handlers still running after their deadline (" +
+                                 std::to_string(overrunning) + ")"));
+      return;
+    }
+    Deadlines::Token token = 0;
+    if (r->options.deadline > std::chrono::milliseconds::zero()) {
+      token = deadlines.arm(start + r->options.deadline, [self = shared_from_this(), r, path, uid, reply,
+                                                          start, on_tls_worker] {
+        {
+          std::lock_guard lk(self->overrun_mu);
+          ++self->overrun;
+        }
+        if (on_tls_worker && self->tls) self->tls->add_worker();
+        HttpReply late = self->failure(*r, path, uid,
+                                       "handler did not answer within its deadline of " +
+                                           std::to_string(r->options.deadline.count()) + " ms");
+        self->observe(path, Outcome::kError, start);  // before answering: serve()'s caller goes on then
+        deliver(reply, late);
+      });
+    }
+    std::optional<AdmissionResponse> response;
+    std::string error;
+    try {
+      response = r->handler(*request);
+    } catch (const std::exception& e) {
+      error = std::string("handler threw: ") + e.what();
+    } catch (...) {
+      error = "handler threw a non-standard exception";
+    }
+    if (token != 0 && !deadlines.cancel(token)) {
+      // The deadline answered already; this handler's work is dropped.
+      if (on_tls_worker && tls) tls->retire_worker();
+      std::lock_guard lk(overrun_mu);
+      --overrun;
+      overrun_cv.notify_all();
+      return;
+    }
+    HttpReply out = answer(*r, path, uid, response, error);
+    observe(path, out.outcome, start);
+    deliver(reply, out);
+  }
+
+  HttpReply serve(const std::string& path, std::string_view body) {
+    auto reply = std::make_shared<CapturedReply>();
+    auto answer = reply->future();
+    auto r = route(path);
+    if (!r || r->options.deadline <= std::chrono::milliseconds::zero()) {
+      process(path, body, reply, false);
+    } else {
+      bool started = false;
+      try {
+        started = handler_threads->run([self = shared_from_this(), path, text = std::string(body), reply] {
+          self->process(path, text, reply, false);
+        });
+      } catch (const std::exception&) {
+      }
+      if (!started) return failure(*r, path, "", "cannot start the handler: no thread could be started");
+    }
+    return answer.get();
+  }
+
+  // The TLS listener's requests: /healthz, and admission reviews by POST.
+  void on_request(http1::Request& request, const std::shared_ptr<Reply>& reply) {
+    if (request.path == "/healthz" && (request.method == "GET" || request.method == "HEAD")) {
+      reply->send(200, "text/plain", "ok");
+    } else if (request.method == "POST") {
+      process(request.path, request.body, reply, true);
+    } else if (route(request.path)) {
+      reply->send(405, "text/plain; charset=utf-8", "admission reviews are POSTed");
+    } else {
+      reply->send(404, "text/plain; charset=utf-8", "not found: " + request.path);
+    }
   }
 };
 
@@ -234,7 +256,7 @@ Server::Server(ServerOptions options, std::shared_ptr<ServingCertificate> certif
     : impl_(std::make_shared<Impl>()) {
   impl_->options = std::move(options);
   impl_->certificate = std::move(certificate);
-  // Overrunning handlers are bounded by max_overrun_handlers, the others by the connections.
+  // Overrunning handlers are bounded by max_overrun_handlers, the others by serve()'s callers.
   impl_->handler_threads = std::make_unique<ElasticThreads>(
       static_cast<std::size_t>(std::max(1, impl_->options.threads)), std::numeric_limits<std::size_t>::max());
 }
@@ -260,77 +282,50 @@ HttpReply Server::serve(const std::string& path, std::string_view body) {
 
 common::Result<void> Server::start() {
   Impl* impl = impl_.get();
-  if (impl->server) return common::fail("the webhook server is already started");
+  if (impl->tls) return common::fail("the webhook server is already started");
   auto addr = kube::parse_bind_address(impl->options.bind_address);
   if (!addr) return common::fail("--webhook-bind-address: " + addr.error().str());
   if (addr->disabled) return common::fail("--webhook-bind-address: the webhook server is disabled (\"0\")");
   if (!impl->certificate) return common::fail("the webhook server has no serving certificate");
   impl->host = addr->host;
-  impl->server = std::make_unique<httplib::SSLServer>([impl](SSL_CTX& ctx) {
-    auto r = impl->certificate->install(&ctx);
-    if (!r) impl->ctx_error = r.error().str();
-    return r.has_value();
-  });
-  auto& s = *impl->server;
-  if (!s.is_valid()) {
-    return common::fail("webhook server TLS setup failed: " +
-                        (impl->ctx_error.empty() ? std::string("invalid SSL context") : impl->ctx_error));
-  }
-  auto keep = static_cast<std::size_t>(std::max(1, impl->options.threads));
-  auto most = std::max(keep, static_cast<std::size_t>(std::max(1, impl->options.max_connections)));
-  s.new_task_queue = [keep, most] { return new ConnectionThreads(keep, most); };
-  // Without SO_REUSEPORT (httplib's default) a port in use is an error rather than silently shared.
-  s.set_socket_options([](int sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  s.set_keep_alive_max_count(impl->options.keep_alive_max_count);
-  s.set_keep_alive_timeout(impl->options.keep_alive_timeout_seconds);
-  s.set_read_timeout(15, 0);
-  s.set_write_timeout(15, 0);
-  s.set_payload_max_length(impl->options.max_body_bytes);
-  s.set_tcp_nodelay(true);
-  s.Get("/healthz",
-        [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-  s.Post(".*", [impl](const httplib::Request& req, httplib::Response& res) {
-    HttpReply reply = impl->serve(req.path, req.body);
-    res.status = reply.status;
-    res.set_content(std::move(reply.body), reply.content_type.c_str());
-  });
-  s.set_exception_handler([impl](const httplib::Request& req, httplib::Response& res, std::exception_ptr ep) {
-    std::string what = "unknown error";
-    try {
-      if (ep) std::rethrow_exception(ep);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    impl->log.error("webhook request failed", {{"path", req.path}, {"error", what}});
-    res.status = 500;
-    res.set_content("internal error: " + what, "text/plain");
-  });
-  int port = addr->port;
+
+  TlsServerOptions to;
+  to.workers = std::max(1, impl->options.threads);
+  to.max_connections = std::max(1, impl->options.max_connections);
+  to.idle_timeout_seconds = impl->options.keep_alive_timeout_seconds;
+  to.max_requests_per_connection = std::max(1, impl->options.keep_alive_max_count);
+  to.limits.max_body_bytes = impl->options.max_body_bytes;
+  std::weak_ptr<Impl> weak = impl_;
+  auto setup = [cert = impl->certificate](ssl_ctx_st* ctx) -> common::Result<void> {
+    auto r = cert->install(ctx);
+    if (!r) return common::fail("webhook server TLS setup failed: " + r.error().str());
+    return {};
+  };
+  auto tls = std::make_unique<TlsServer>(
+      to, setup, [weak](http1::Request& req, const std::shared_ptr<Reply>& reply) {
+        if (auto self = weak.lock()) {
+          self->on_request(req, reply);
+        } else {
+          reply->send(503, "text/plain; charset=utf-8", "the webhook server is stopping");
+        }
+      });
   std::string where = addr->host + ":" + std::to_string(addr->port);
-  if (port == 0) {
-    port = s.bind_to_any_port(addr->host);
-    if (port < 0)
-      return common::fail("cannot bind the webhook server to " + where + " (--webhook-bind-address)");
-  } else if (!s.bind_to_port(addr->host, port)) {
+  if (auto bound = tls->bind(addr->host, addr->port); !bound) {
+    std::string why = bound.error().str();
+    if (why.starts_with("webhook server TLS setup failed")) return common::fail(why);
     return common::fail("cannot bind the webhook server to " + where +
-                        " (--webhook-bind-address): address in use or not available");
+                        " (--webhook-bind-address): address in use or not available (" + why + ")");
   }
-  impl->port = port;
-  impl->thread = std::thread([impl] {
-    impl->server->listen_after_bind();
-    impl->done = true;
-  });
+  impl->port = tls->port();
+  tls->start();
+  impl->tls = std::move(tls);
   std::vector<std::string> paths;
   {
     std::lock_guard lk(impl->mu);
     for (const auto& [p, r] : impl->routes) paths.push_back(p);
   }
-  impl->log.info("serving webhooks", {{"address", addr->host + ":" + std::to_string(port)},
-                                      {"port", port},
+  impl->log.info("serving webhooks", {{"address", addr->host + ":" + std::to_string(impl->port)},
+                                      {"port", impl->port},
                                       {"paths", paths},
                                       {"certDir", impl->certificate->dir()}});
   return {};
@@ -338,14 +333,7 @@ common::Result<void> Server::start() {
 
 void Server::stop(std::chrono::milliseconds grace) {
   Impl* impl = impl_.get();
-  if (impl->thread.joinable()) {
-    // httplib's stop() is a no-op until the listener runs: wait for it (or for the thread to end).
-    for (int i = 0; i < 2000 && !impl->server->is_running() && !impl->done; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    impl->server->stop();
-    impl->thread.join();
-  }
+  if (impl->tls) impl->tls->stop(grace);
   std::unique_lock lk(impl->overrun_mu);
   impl->overrun_cv.wait_for(lk, grace, [impl] { return impl->overrun == 0; });
   lk.unlock();

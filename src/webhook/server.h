@@ -1,13 +1,14 @@
 // The engine's HTTPS admission webhook server (DESIGN §3 webhook/, ADM-2, VAL-9, ENG-1): a registry of
 // admission handlers by URL path, served over TLS on --webhook-bind-address with the current serving
-// certificate, plus GET /healthz. httplib is included only in the .cpp.
+// certificate (tls_server.h), plus GET /healthz.
 //
 // Per request: the body is decoded (VAL-9: HTTP 400 `invalid AdmissionReview: <reason>`), the path's
-// handler runs on a thread of its own (reused, elastic_threads.h) with a deadline (ADM-2: 8 s), and the
+// handler runs on the thread that read the request with a deadline (ADM-2: 8 s; deadlines.h), and the
 // response is encoded with the uid echoed. A handler that throws, overruns its deadline or returns an
 // unencodable response is answered according to its HandlerOptions: fail-open (`allowed: true`, no patch) or
-// HTTP 500 (the API server then applies the webhook's failurePolicy). Every request is reported to the
-// observer with its outcome.
+// HTTP 500 (the API server then applies the webhook's failurePolicy). An overrunning handler is answered at
+// its deadline from the deadline thread, and another thread takes its place until it returns. Every request
+// is reported to the observer with its outcome.
 #pragma once
 
 #include <chrono>
@@ -45,15 +46,16 @@ using Observer = std::function<void(const std::string& path, Outcome outcome, do
 
 struct ServerOptions {
   std::string bind_address = ":9443";  // HOST:PORT, :PORT; port 0 picks a free port
-  // Threads kept for connections and for handlers. Every open keep-alive connection holds a thread: more
-  // are started while more connections are open, up to max_connections (beyond that, new connections wait).
+  // Threads serving connections; a handler runs on the thread that read its request, so this many
+  // handlers can block at once before the others wait (an overrunning one is replaced while it runs).
+  // Connections are not bound to threads: up to max_connections stay open (beyond that, new ones wait).
   int threads = 16;
   int max_connections = 1024;
   int keep_alive_timeout_seconds = 5;
   int keep_alive_max_count = 1000;
   std::size_t max_body_bytes = 16u << 20;
   // Handlers still running after their deadline. Past this many, requests are answered as internal errors
-  // at once instead of starting another handler thread.
+  // at once instead of running another handler.
   int max_overrun_handlers = 32;
 };
 
@@ -84,8 +86,8 @@ class Server {
   const std::string& host() const;  // the bind host ("0.0.0.0" for ":9443")
   int port() const;                 // the bound port after start()
 
-  // Processes one admission request body for `path` exactly as the HTTP handler does (no TLS): for tests
-  // and benchmarks.
+  // Processes one admission request body for `path` exactly as the HTTP handler does (no TLS; the handler
+  // runs on a thread of its own, so an overrun is answered at the deadline): for tests and benchmarks.
   HttpReply serve(const std::string& path, std::string_view body);
 
  private:
