@@ -17,43 +17,113 @@ std::mutex g_mu;
 
 const char* level_name(LogLevel l) {
   switch (l) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarn: return "warn";
-    case LogLevel::kError: return "error";
-    default: return "off";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarn:
+      return "warn";
+    case LogLevel::kError:
+      return "error";
+    default:
+      return "off";
   }
+}
+
+// Fields named like the line's own keys overwrite them in place: the general path handles that.
+bool has_reserved_key(const nlohmann::json& fields) {
+  for (const char* k : {"ts", "level", "logger", "msg"}) {
+    if (fields.contains(k)) return true;
+  }
+  return false;
+}
+
+// `s` as a JSON string, as nlohmann's dump writes it (invalid UTF-8 replaced): printable ASCII directly.
+void append_json_string(std::string& out, std::string_view s) {
+  bool plain = true;
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) {
+    out += '"';
+    out += s;
+    out += '"';
+    return;
+  }
+  out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
 
 bool parse_log_level(std::string_view s, LogLevel& out) {
-  if (s == "debug") out = LogLevel::kDebug;
-  else if (s == "info") out = LogLevel::kInfo;
-  else if (s == "warn" || s == "warning") out = LogLevel::kWarn;
-  else if (s == "error") out = LogLevel::kError;
-  else if (s == "off" || s == "none") out = LogLevel::kOff;
-  else return false;
+  if (s == "debug")
+    out = LogLevel::kDebug;
+  else if (s == "info")
+    out = LogLevel::kInfo;
+  else if (s == "warn" || s == "warning")
+    out = LogLevel::kWarn;
+  else if (s == "error")
+    out = LogLevel::kError;
+  else if (s == "off" || s == "none")
+    out = LogLevel::kOff;
+  else
+    return false;
   return true;
 }
 
-void set_log_level(LogLevel level) { g_level.store(static_cast<int>(level)); }
-LogLevel log_level() { return static_cast<LogLevel>(g_level.load()); }
-void set_log_output(std::FILE* f) { g_out.store(f); }
+void set_log_level(LogLevel level) {
+  g_level.store(static_cast<int>(level));
+}
+LogLevel log_level() {
+  return static_cast<LogLevel>(g_level.load());
+}
+void set_log_output(std::FILE* f) {
+  g_out.store(f);
+}
 
-bool Logger::enabled(LogLevel level) const { return static_cast<int>(level) >= g_level.load(); }
+bool Logger::enabled(LogLevel level) const {
+  return static_cast<int>(level) >= g_level.load();
+}
 
 void Logger::log(LogLevel level, std::string_view msg, const nlohmann::json* fields) const {
   if (!enabled(level)) return;
-  nlohmann::ordered_json line;
-  line["ts"] = format_rfc3339_milli(RealClock::instance().now());
-  line["level"] = level_name(level);
-  line["logger"] = name_;
-  line["msg"] = std::string(msg);
-  if (fields && fields->is_object()) {
-    for (auto it = fields->begin(); it != fields->end(); ++it) line[it.key()] = it.value();
+  const std::string ts = format_rfc3339_milli(RealClock::instance().now());
+  std::string text;
+  if (fields && fields->is_object() && !has_reserved_key(*fields)) {
+    // Written directly: the fields are not copied into a line object first (this runs once per admission
+    // review). Same bytes as the general path below.
+    text.reserve(160 + msg.size());
+    text += R"({"ts":)";
+    append_json_string(text, ts);
+    text += R"(,"level":)";
+    append_json_string(text, level_name(level));
+    text += R"(,"logger":)";
+    append_json_string(text, name_);
+    text += R"(,"msg":)";
+    append_json_string(text, msg);
+    nlohmann::detail::serializer<nlohmann::json> out(nlohmann::detail::output_adapter<char>(text), ' ',
+                                                     nlohmann::json::error_handler_t::replace);
+    for (auto it = fields->begin(); it != fields->end(); ++it) {
+      text += ',';
+      append_json_string(text, it.key());
+      text += ':';
+      out.dump(it.value(), false, false, 0);
+    }
+    text += '}';
+  } else {
+    nlohmann::ordered_json line;
+    line["ts"] = ts;
+    line["level"] = level_name(level);
+    line["logger"] = name_;
+    line["msg"] = std::string(msg);
+    if (fields && fields->is_object()) {
+      for (auto it = fields->begin(); it != fields->end(); ++it) line[it.key()] = it.value();
+    }
+    text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  std::string text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   text += '\n';
   std::FILE* out = g_out.load();
   if (!out) out = stdout;
@@ -62,13 +132,29 @@ void Logger::log(LogLevel level, std::string_view msg, const nlohmann::json* fie
   std::fflush(out);
 }
 
-void Logger::debug(std::string_view msg) const { log(LogLevel::kDebug, msg, nullptr); }
-void Logger::debug(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kDebug, msg, &f); }
-void Logger::info(std::string_view msg) const { log(LogLevel::kInfo, msg, nullptr); }
-void Logger::info(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kInfo, msg, &f); }
-void Logger::warn(std::string_view msg) const { log(LogLevel::kWarn, msg, nullptr); }
-void Logger::warn(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kWarn, msg, &f); }
-void Logger::error(std::string_view msg) const { log(LogLevel::kError, msg, nullptr); }
-void Logger::error(std::string_view msg, const nlohmann::json& f) const { log(LogLevel::kError, msg, &f); }
+void Logger::debug(std::string_view msg) const {
+  log(LogLevel::kDebug, msg, nullptr);
+}
+void Logger::debug(std::string_view msg, const nlohmann::json& f) const {
+  log(LogLevel::kDebug, msg, &f);
+}
+void Logger::info(std::string_view msg) const {
+  log(LogLevel::kInfo, msg, nullptr);
+}
+void Logger::info(std::string_view msg, const nlohmann::json& f) const {
+  log(LogLevel::kInfo, msg, &f);
+}
+void Logger::warn(std::string_view msg) const {
+  log(LogLevel::kWarn, msg, nullptr);
+}
+void Logger::warn(std::string_view msg, const nlohmann::json& f) const {
+  log(LogLevel::kWarn, msg, &f);
+}
+void Logger::error(std::string_view msg) const {
+  log(LogLevel::kError, msg, nullptr);
+}
+void Logger::error(std::string_view msg, const nlohmann::json& f) const {
+  log(LogLevel::kError, msg, &f);
+}
 
 }  // namespace kubex::common

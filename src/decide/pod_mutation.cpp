@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/keys.h"
+#include "common/json_diff.h"
 #include "decide/desired_annotations.h"
 #include "decide/gpu_plan.h"
 #include "decide/pause.h"
@@ -258,7 +259,7 @@ AdmissionDecision Decider::finish(AdmissionResult result) {
   static const json kNoPod;
   const json& original = original_ ? *original_ : kNoPod;
   if (pod_.is_object()) drop_created_empty_maps(pod_, original);
-  out_.patch = std::make_shared<const json>(json::diff(original, pod_));
+  out_.patch = std::make_shared<const json>(common::json_diff(original, pod_));
   if (well_formed(pod_)) out_.allocation = gpu_allocation(read_pod_resources(pod_));
   out_.pod = std::make_shared<const json>(std::move(pod_));
   return std::move(out_);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base64.h"
+#include "common/json_parse.h"
 
 namespace kubex::webhook {
 
@@ -111,12 +112,16 @@ Operation parse_operation(std::string_view name) {
 
 std::expected<AdmissionRequest, DecodeError> decode_admission_review(std::string_view body) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return bad("request body is empty");
-  if (nesting_depth(body, kMaxJsonDepth) > kMaxJsonDepth) {
-    return bad("request body is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  }
   json review;
   try {
-    review = json::parse(body);
+    // The fast parser builds the same value and refuses deeper nesting; nlohmann's parse explains what it
+    // refuses.
+    if (!common::parse_json_fast(body, review, kMaxJsonDepth)) {
+      if (nesting_depth(body, kMaxJsonDepth) > kMaxJsonDepth) {
+        return bad("request body is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+      review = json::parse(body);
+    }
   } catch (const json::exception& e) {
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> drop the exception id.

@@ -4,8 +4,8 @@
 // run() hands a task to an idle thread, or starts a new one while fewer than `max_threads` run, or else
 // queues it for the next thread that finishes. A thread that finishes waits for the next task, unless
 // `keep_idle` threads are already waiting, in which case it exits. Reusing threads saves a thread start
-// per task and keeps each thread's malloc cache warm; growing them means a connection beyond `keep_idle`
-// is served at once instead of waiting for another connection to close.
+// per task and keeps each thread's malloc cache warm; growing them means a call beyond `keep_idle`
+// starts at once instead of waiting for another call to finish.
 #pragma once
 
 #include <condition_variable>

@@ -49,7 +49,7 @@ struct ServerOptions {
   // Threads serving connections; a handler runs on the thread that read its request, so this many
   // handlers can block at once before the others wait (an overrunning one is replaced while it runs).
   // Connections are not bound to threads: up to max_connections stay open (beyond that, new ones wait).
-  int threads = 16;
+  int threads = 4;
   int max_connections = 1024;
   int keep_alive_timeout_seconds = 5;
   int keep_alive_max_count = 1000;
