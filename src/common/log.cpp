@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/json_write.h"
 #include "common/time_format.h"
 
 namespace kubex::common {
@@ -36,24 +37,6 @@ bool has_reserved_key(const nlohmann::json& fields) {
     if (fields.contains(k)) return true;
   }
   return false;
-}
-
-// `s` as a JSON string, as nlohmann's dump writes it (invalid UTF-8 replaced): printable ASCII directly.
-void append_json_string(std::string& out, std::string_view s) {
-  bool plain = true;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
-      plain = false;
-      break;
-    }
-  }
-  if (plain) {
-    out += '"';
-    out += s;
-    out += '"';
-    return;
-  }
-  out += nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace

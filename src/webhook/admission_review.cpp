@@ -4,6 +4,7 @@
 
 #include "common/base64.h"
 #include "common/json_parse.h"
+#include "common/json_write.h"
 
 namespace kubex::webhook {
 
@@ -205,30 +206,62 @@ bool AdmissionResponse::has_patch() const {
 }
 
 common::Result<std::string> encode_admission_review(const std::string& uid, const AdmissionResponse& r) {
-  json response = {{"uid", uid}, {"allowed", r.allowed}};
-  if (r.status) {
-    json st = json::object();
-    if (r.status->code != 0) st["code"] = r.status->code;
-    if (!r.status->reason.empty()) st["reason"] = r.status->reason;
-    if (!r.status->message.empty()) st["message"] = r.status->message;
-    response["status"] = std::move(st);
-  } else if (!r.allowed) {
-    response["status"] = {{"code", 403}, {"reason", "Forbidden"}};
-  }
-  if (r.allowed && r.has_patch()) {
-    response["patchType"] = "JSONPatch";
+  std::string patch;  // base64
+  const bool with_patch = r.allowed && r.has_patch();
+  if (with_patch) {
     if (r.patch_checked) {
-      response["patch"] = common::base64_encode(r.patch);
+      patch = common::base64_encode(r.patch);
     } else {
       json ops = json::parse(r.patch, nullptr, false);
       if (auto why = check_patch_ops(ops); !why.empty()) return common::fail(why);
-      response["patch"] = common::base64_encode(ops.dump(-1, ' ', false, json::error_handler_t::replace));
+      patch = common::base64_encode(ops.dump(-1, ' ', false, json::error_handler_t::replace));
     }
   }
-  if (!r.warnings.empty()) response["warnings"] = r.warnings;
-  json review = {
-      {"apiVersion", kAdmissionApiVersion}, {"kind", kAdmissionReviewKind}, {"response", response}};
-  return review.dump(-1, ' ', false, json::error_handler_t::replace);
+  // Written directly, keys in the order nlohmann's dump of the same object gives (sorted).
+  std::string out;
+  out.reserve(160 + patch.size() + uid.size());
+  out += R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":)";
+  out += r.allowed ? "true" : "false";
+  if (with_patch) {
+    out += R"(,"patch":")";
+    out += patch;
+    out += R"(","patchType":"JSONPatch")";
+  }
+  if (r.status) {
+    out += R"(,"status":{)";
+    const char* sep = "";
+    if (r.status->code != 0) {
+      out += R"("code":)";
+      out += std::to_string(r.status->code);
+      sep = ",";
+    }
+    if (!r.status->message.empty()) {
+      out += sep;
+      out += R"("message":)";
+      common::append_json_string(out, r.status->message);
+      sep = ",";
+    }
+    if (!r.status->reason.empty()) {
+      out += sep;
+      out += R"("reason":)";
+      common::append_json_string(out, r.status->reason);
+    }
+    out += '}';
+  } else if (!r.allowed) {
+    out += R"(,"status":{"code":403,"reason":"Forbidden"})";
+  }
+  out += R"(,"uid":)";
+  common::append_json_string(out, uid);
+  if (!r.warnings.empty()) {
+    out += R"(,"warnings":[)";
+    for (std::size_t i = 0; i < r.warnings.size(); ++i) {
+      if (i > 0) out += ',';
+      common::append_json_string(out, r.warnings[i]);
+    }
+    out += ']';
+  }
+  out += "}}";
+  return out;
 }
 
 }  // namespace kubex::webhook

@@ -240,7 +240,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
 
   // The TLS listener's requests: /healthz, and admission reviews by POST.
   void on_request(http1::Request& request, const std::shared_ptr<Reply>& reply) {
-    if (request.path == "/healthz" && (request.method == "GET" || request.method == "HEAD")) {
+    if (request.path == "/healthz" && request.method == "GET") {
       reply->send(200, "text/plain", "ok");
     } else if (request.method == "POST") {
       process(request.path, request.body, reply, true);

@@ -310,3 +310,51 @@ TEST(AdmissionReviewDecode, GarbageNeverThrows) {
 
 }  // namespace
 }  // namespace kubex::webhook
+
+namespace kubex::webhook {
+namespace {
+
+// The answer is written directly: the same bytes as dumping the AdmissionReview object it stands for.
+TEST(AdmissionReviewEncode, SameBytesAsTheDumpedObject) {
+  std::vector<std::pair<std::string, AdmissionResponse>> cases;
+  cases.emplace_back("u-1", AdmissionResponse::allow());
+  cases.emplace_back("with \"quotes\" \\ \n ünï",
+                     AdmissionResponse::deny(422, "Invalid", "spec.x: bad \xff"));
+  AdmissionResponse patched;
+  patched.set_patch(json::array({{{"op", "add"}, {"path", "/metadata/labels/a"}, {"value", "b"}}}));
+  patched.warnings = {"one", "two \"2\""};
+  cases.emplace_back("u-3", patched);
+  AdmissionResponse unchecked;
+  unchecked.patch = R"([ {"op":"remove", "path":"/a"} ])";
+  cases.emplace_back("u-4", unchecked);
+  AdmissionResponse bare;
+  bare.allowed = false;
+  cases.emplace_back("u-5", bare);
+  AdmissionResponse partial = AdmissionResponse::deny(0, "", "only a message");
+  cases.emplace_back("u-6", partial);
+  for (const auto& [uid, r] : cases) {
+    json response = {{"uid", uid}, {"allowed", r.allowed}};
+    if (r.status) {
+      json st = json::object();
+      if (r.status->code != 0) st["code"] = r.status->code;
+      if (!r.status->reason.empty()) st["reason"] = r.status->reason;
+      if (!r.status->message.empty()) st["message"] = r.status->message;
+      response["status"] = st;
+    } else if (!r.allowed) {
+      response["status"] = {{"code", 403}, {"reason", "Forbidden"}};
+    }
+    if (r.allowed && r.has_patch()) {
+      response["patchType"] = "JSONPatch";
+      response["patch"] = common::base64_encode(json::parse(r.patch).dump());
+    }
+    if (!r.warnings.empty()) response["warnings"] = r.warnings;
+    json review = {
+        {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"response", response}};
+    auto text = encode_admission_review(uid, r);
+    ASSERT_TRUE(text.has_value());
+    EXPECT_EQ(*text, review.dump(-1, ' ', false, json::error_handler_t::replace)) << uid;
+  }
+}
+
+}  // namespace
+}  // namespace kubex::webhook
