@@ -4,8 +4,11 @@
 //   DecodeReview      the AdmissionReview body -> AdmissionRequest (JSON parse of ~4 KB)
 //   PodAdmission      PodAdmission::handle: decision + catalog/owner lookups + the summary log line
 //   EncodeReview      the response envelope with its base64 JSONPatch
-//   ServerServe/1     webhook::Server::serve: decode + handler on its deadline thread + encode + metrics
-//   ServerServe/0     the same with the handler run inline (deadline 0): the cost of the thread handoff
+//   ServerServe/0     webhook::Server::serve with the handler inline (deadline 0): decode + handler + encode +
+//                     metrics, what the TLS listener runs per review on its own thread (it also arms and
+//                     cancels the 8 s deadline, about a microsecond)
+//   ServerServe/1     Server::serve as tests call it: the handler on a thread of its own (so serve() can return
+//                     at the deadline); the difference to /0 is that thread handoff
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -90,8 +93,8 @@ void EncodeReview(benchmark::State& state) {
 }
 BENCHMARK(EncodeReview);
 
-// state.range(0): 1 = the handler on its deadline thread (as served), 0 = inline (deadline 0), which shows
-// what handing the call to another thread costs.
+// state.range(0): 0 = the handler inline (deadline 0), as the TLS listener runs it; 1 = on a thread of its own,
+// as Server::serve() runs it for tests, which shows what handing the call to another thread costs.
 void ServerServe(benchmark::State& state) {
   const auto& s = scenario();
   kube::Metrics metrics;
