@@ -91,16 +91,7 @@ class FastParser {
       if (!value(v, depth)) return false;
       obj.insert_or_assign(obj.end(), std::move(key),
                            std::move(v));  // the last duplicate wins, as in nlohmann
-      skip_ws();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        skip_ws();
-        continue;
-      }
-      if (*p_ != '}') return false;
-      ++p_;
-      return true;
+      if (Next n = next('}'); n != Next::kMore) return n == Next::kClosed;
     }
   }
 
@@ -117,17 +108,23 @@ class FastParser {
     while (true) {
       arr.emplace_back();
       if (!value(arr.back(), depth)) return false;
-      skip_ws();
-      if (p_ == end_) return false;
-      if (*p_ == ',') {
-        ++p_;
-        skip_ws();
-        continue;
-      }
-      if (*p_ != ']') return false;
-      ++p_;
-      return true;
+      if (Next n = next(']'); n != Next::kMore) return n == Next::kClosed;
     }
+  }
+
+  enum class Next { kMore, kClosed, kBad };
+  // After a member or element: a comma (another follows) or the closing bracket.
+  Next next(char close) {
+    skip_ws();
+    if (p_ == end_) return Next::kBad;
+    if (*p_ == ',') {
+      ++p_;
+      skip_ws();
+      return Next::kMore;
+    }
+    if (*p_ != close) return Next::kBad;
+    ++p_;
+    return Next::kClosed;
   }
 
   static int hex(char c) {
