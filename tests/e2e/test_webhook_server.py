@@ -2,7 +2,8 @@
 --register-webhooks registers exactly the engine's configurations (checked with real kubectl) with a caBundle
 that verifies the served certificate, re-registration never duplicates and drops a disabled early pass,
 --cert-dir certificates made with the openssl CLI are served and hot-reloaded, and start-up failures (busy
-port, bad cert dir, impossible flag combinations) end the process with one error line."""
+port, bad cert dir, impossible flag combinations) end the process with one error line; and clients other
+than the sim's (Python http.client, curl) are answered over the engine's own listener."""
 import base64
 import json
 import re
@@ -230,3 +231,60 @@ def test_impossible_webhook_flags(sim, args):  # ENG-3: a bad flag is one clear 
     res, errors = run_once("--kubeconfig", sim.kubeconfig, *args)
     assert res.returncode == 2 and len(errors) == 1, res.stdout
     assert errors[0]["msg"] == "invalid flag"
+
+
+def review_body(uid):
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+    return json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                       "request": {"uid": uid, "kind": {"group": "", "version": "v1", "kind": "Pod"},
+                                   "resource": {"group": "", "version": "v1", "resource": "pods"},
+                                   "namespace": "default", "operation": "CREATE", "object": pod}}).encode()
+
+
+def test_webhook_listener_with_independent_clients(sim, tmp_path):  # ADM-2, VAL-9 over the engine's own listener
+    """Clients other than the sim's: Python's http.client (keep-alive, a chunked body) and curl (Expect:
+    100-continue) get AdmissionReview answers with their uid echoed, on one kept-alive connection where they
+    ask for it; a bad envelope is HTTP 400 with VAL-9's text."""
+    import http.client
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook",
+                 "--register-webhooks")
+    try:
+        port = eng.wait_line("serving webhooks")["port"]
+        eng.wait_line("registered webhook configurations")
+        cfg = configs(sim, "mutatingwebhookconfigurations")[LATE]
+        ca_pem = base64.b64decode(cfg["webhooks"][0]["clientConfig"]["caBundle"]).decode()
+        ctx = ssl.create_default_context(cadata=ca_pem)
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=ctx, timeout=10)
+        sockets = set()
+        for i in range(3):
+            conn.request("POST", "/mutate--v1-pod?timeout=10s", body=review_body(f"py-{i}"),
+                         headers={"Content-Type": "application/json"})
+            r = conn.getresponse()
+            out = json.loads(r.read())
+            assert r.status == 200 and r.getheader("Connection") == "keep-alive"
+            assert out["response"]["uid"] == f"py-{i}" and out["response"]["allowed"] is True
+            sockets.add(conn.sock.getsockname()[1])  # the local port: one per connection
+        assert len(sockets) == 1  # one kept-alive connection for all three
+        body = review_body("py-chunked")
+        conn.request("POST", "/mutate--v1-pod", body=iter([body[:100], body[100:]]), encode_chunked=True,
+                     headers={"Content-Type": "application/json", "Transfer-Encoding": "chunked"})
+        r = conn.getresponse()
+        assert r.status == 200 and json.loads(r.read())["response"]["uid"] == "py-chunked"
+        conn.request("POST", "/mutate--v1-pod", body=b"{}", headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        assert r.status == 400  # VAL-9
+        assert r.read().decode() == 'invalid AdmissionReview: apiVersion is missing, expected "admission.k8s.io/v1"'
+        conn.close()
+
+        if shutil.which("curl"):
+            (tmp_path / "ca.crt").write_text(ca_pem)
+            (tmp_path / "review.json").write_bytes(review_body("curl-1"))
+            res = subprocess.run(["curl", "-sS", "--cacert", str(tmp_path / "ca.crt"), "-H", "Expect: 100-continue",
+                                  "-H", "Content-Type: application/json", "--data-binary",
+                                  "@" + str(tmp_path / "review.json"), f"https://127.0.0.1:{port}/mutate--v1-pod"],
+                                 capture_output=True, text=True, timeout=20)
+            assert res.returncode == 0, res.stderr
+            assert json.loads(res.stdout)["response"]["uid"] == "curl-1"
+    finally:
+        assert eng.stop() == 0, eng.output()
