@@ -71,22 +71,41 @@ bool Logger::enabled(LogLevel level) const {
   return static_cast<int>(level) >= g_level.load();
 }
 
+namespace {
+
+std::string line_head(std::string_view ts, const char* level, const std::string& logger,
+                      std::string_view msg) {
+  std::string text;
+  text.reserve(160 + msg.size());
+  text += R"({"ts":)";
+  append_json_string(text, ts);
+  text += R"(,"level":)";
+  append_json_string(text, level);
+  text += R"(,"logger":)";
+  append_json_string(text, logger);
+  text += R"(,"msg":)";
+  append_json_string(text, msg);
+  return text;
+}
+
+void write_line(std::string& text) {
+  text += '\n';
+  std::FILE* out = g_out.load();
+  if (!out) out = stdout;
+  std::lock_guard lk(g_mu);
+  std::fwrite(text.data(), 1, text.size(), out);
+  std::fflush(out);
+}
+
+}  // namespace
+
 void Logger::log(LogLevel level, std::string_view msg, const nlohmann::json* fields) const {
   if (!enabled(level)) return;
   const std::string ts = format_rfc3339_milli(RealClock::instance().now());
   std::string text;
   if (fields && fields->is_object() && !has_reserved_key(*fields)) {
-    // Written directly: the fields are not copied into a line object first (this runs once per admission
-    // review). Same bytes as the general path below.
-    text.reserve(160 + msg.size());
-    text += R"({"ts":)";
-    append_json_string(text, ts);
-    text += R"(,"level":)";
-    append_json_string(text, level_name(level));
-    text += R"(,"logger":)";
-    append_json_string(text, name_);
-    text += R"(,"msg":)";
-    append_json_string(text, msg);
+    // Written directly: the fields are not copied into a line object first. Same bytes as the general path.
+    text = line_head(ts, level_name(level), name_, msg);
     nlohmann::detail::serializer<nlohmann::json> out(nlohmann::detail::output_adapter<char>(text), ' ',
                                                      nlohmann::json::error_handler_t::replace);
     for (auto it = fields->begin(); it != fields->end(); ++it) {
@@ -107,12 +126,19 @@ void Logger::log(LogLevel level, std::string_view msg, const nlohmann::json* fie
     }
     text = line.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-  text += '\n';
-  std::FILE* out = g_out.load();
-  if (!out) out = stdout;
-  std::lock_guard lk(g_mu);
-  std::fwrite(text.data(), 1, text.size(), out);
-  std::fflush(out);
+  write_line(text);
+}
+
+void Logger::log_members(LogLevel level, std::string_view msg, std::string_view members) const {
+  if (!enabled(level)) return;
+  std::string text =
+      line_head(format_rfc3339_milli(RealClock::instance().now()), level_name(level), name_, msg);
+  if (!members.empty()) {
+    text += ',';
+    text += members;
+  }
+  text += '}';
+  write_line(text);
 }
 
 void Logger::debug(std::string_view msg) const {

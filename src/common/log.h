@@ -29,6 +29,9 @@ class Logger {
   void error(std::string_view msg) const;
   void error(std::string_view msg, const nlohmann::json& fields) const;
   void log(LogLevel level, std::string_view msg, const nlohmann::json* fields) const;
+  // `members`: the fields already written as JSON object members (`"a":1,"b":"x"`, keys in order, none of
+  // ts/level/logger/msg), for a line written once per admission review without building a JSON value.
+  void log_members(LogLevel level, std::string_view msg, std::string_view members) const;
   bool enabled(LogLevel level) const;
   const std::string& name() const { return name_; }
 

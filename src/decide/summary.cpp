@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "common/json_write.h"
+
 namespace kubex::decide {
 
 namespace {
@@ -29,6 +31,20 @@ std::string side(const std::vector<Change>& changes, Usage usage) {
     out += ']';
   }
   return out;
+}
+
+void append_strings(std::string& out, const std::vector<std::string>& list) {
+  out += '[';
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i > 0) out += ',';
+    common::append_json_string(out, list[i]);
+  }
+  out += ']';
+}
+
+void append_member(std::string& out, const char* key, std::string_view value) {
+  out += key;
+  common::append_json_string(out, value);
 }
 
 }  // namespace
@@ -76,6 +92,51 @@ nlohmann::json summary_fields(const Summary& s) {
           {"failedChecks", s.failed_checks},
           {"dryRun", s.dry_run},
           {"summary", s.text}};
+}
+
+// Keys in the order nlohmann's (sorted) object dump gives them.
+std::string summary_members(const Summary& s, const std::vector<std::string>& ignored_sources) {
+  std::string out;
+  out.reserve(512);
+  out += R"("appliedFilters":)";
+  append_strings(out, s.applied_filters);
+  out += R"(,"changes":[)";
+  for (std::size_t i = 0; i < s.changes.size(); ++i) {
+    const Change& c = s.changes[i];
+    if (i > 0) out += ',';
+    append_member(out, R"({"container":)", c.container);
+    append_member(out, R"(,"from":)", c.from);
+    append_member(out, R"(,"resource":)", resource_name(c.resource));
+    append_member(out, R"(,"to":)", c.to);
+    append_member(out, R"(,"usage":)", usage_name(c.usage));
+    out += '}';
+  }
+  out += s.dry_run ? R"(],"dryRun":true,"failedChecks":)" : R"(],"dryRun":false,"failedChecks":)";
+  append_strings(out, s.failed_checks);
+  if (!ignored_sources.empty()) {
+    out += R"(,"ignoredSources":)";
+    append_strings(out, ignored_sources);
+  }
+  append_member(out, R"(,"mode":)", s.mode);
+  append_member(out, R"(,"namespace":)", s.ns);
+  append_member(out, R"(,"owner":)", s.owner);
+  append_member(out, R"(,"pass":)", s.pass);
+  append_member(out, R"(,"phase":)", s.phase);
+  append_member(out, R"(,"pod":)", s.pod);
+  out += R"(,"policies":{)";
+  bool first = true;
+  for (const auto& [slot, ref] : s.policies) {
+    if (!first) out += ',';
+    first = false;
+    common::append_json_string(out, slot);
+    out += ':';
+    common::append_json_string(out, ref);
+  }
+  out += '}';
+  append_member(out, R"(,"rightsizingResult":)", result_name(s.result));
+  append_member(out, R"(,"strategy":)", s.strategy);
+  append_member(out, R"(,"summary":)", s.text);
+  return out;
 }
 
 }  // namespace kubex::decide

@@ -87,9 +87,10 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
 
   decide::AdmissionDecision d = decide::decide_admission(in);
 
-  json fields = decide::summary_fields(d.summary);
-  if (!d.ignored_sources.empty()) fields["ignoredSources"] = d.ignored_sources;
-  log_.info("rightsizing summary", fields);
+  if (log_.enabled(common::LogLevel::kInfo)) {  // OBS-4: one line per decision
+    log_.log_members(common::LogLevel::kInfo, "rightsizing summary",
+                     decide::summary_members(d.summary, d.ignored_sources));
+  }
 
   bool emit_events = deps_.events && !req.dry_run && owner.workload.has_value();
   if (emit_events && d.strategy_conflict) {
