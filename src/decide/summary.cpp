@@ -67,34 +67,7 @@ std::string summary_text(const std::vector<Change>& changes) {
          side(changes, Usage::kLimit) + "]";
 }
 
-nlohmann::json summary_fields(const Summary& s) {
-  nlohmann::json changes = nlohmann::json::array();
-  for (const Change& c : s.changes) {
-    changes.push_back({{"container", c.container},
-                       {"resource", resource_name(c.resource)},
-                       {"usage", usage_name(c.usage)},
-                       {"from", c.from},
-                       {"to", c.to}});
-  }
-  nlohmann::json policies = nlohmann::json::object();
-  for (const auto& [slot, ref] : s.policies) policies[slot] = ref;
-  return {{"phase", s.phase},
-          {"pass", s.pass},
-          {"namespace", s.ns},
-          {"pod", s.pod},
-          {"owner", s.owner},
-          {"policies", std::move(policies)},
-          {"strategy", s.strategy},
-          {"mode", s.mode},
-          {"rightsizingResult", result_name(s.result)},
-          {"changes", std::move(changes)},
-          {"appliedFilters", s.applied_filters},
-          {"failedChecks", s.failed_checks},
-          {"dryRun", s.dry_run},
-          {"summary", s.text}};
-}
-
-// Keys in the order nlohmann's (sorted) object dump gives them.
+// Keys sorted, as nlohmann's dump of the same object orders them.
 std::string summary_members(const Summary& s, const std::vector<std::string>& ignored_sources) {
   std::string out;
   out.reserve(512);
@@ -137,6 +110,10 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
   append_member(out, R"(,"strategy":)", s.strategy);
   append_member(out, R"(,"summary":)", s.text);
   return out;
+}
+
+nlohmann::json summary_fields(const Summary& s) {
+  return nlohmann::json::parse("{" + summary_members(s) + "}");
 }
 
 }  // namespace kubex::decide

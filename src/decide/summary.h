@@ -36,12 +36,12 @@ struct Summary {
 // empty side reads "none".
 std::string summary_text(const std::vector<Change>& changes);
 
-// The OBS-4 fields of `s` as a JSON object: phase, pass, namespace, pod, owner, policies, strategy, mode,
-// rightsizingResult, changes[], appliedFilters[], failedChecks[], dryRun, summary.
-nlohmann::json summary_fields(const Summary& s);
-// The same fields written as JSON object members (no braces), byte for byte what dumping summary_fields(s)
-// gives, with `ignoredSources` (VAL-7) among them when not empty: the per-review log line's fields
-// (common::Logger::log_members) without building a JSON value.
+// The OBS-4 fields of `s` written as JSON object members (no braces), keys sorted, with `ignoredSources`
+// (VAL-7) among them when not empty: the per-review log line's fields (common::Logger::log_members), written
+// without building a JSON value. The fields: appliedFilters[], changes[], dryRun, failedChecks[], mode,
+// namespace, owner, pass, phase, pod, policies, rightsizingResult, strategy, summary.
 std::string summary_members(const Summary& s, const std::vector<std::string>& ignored_sources = {});
+// The same fields as a JSON object (parsed from summary_members: one definition of the fields).
+nlohmann::json summary_fields(const Summary& s);
 
 }  // namespace kubex::decide

@@ -1,5 +1,6 @@
-// OBS-4: the per-review `rightsizing summary` line is written from summary_members() without building a JSON
-// value; it must be byte for byte the dump of summary_fields() (plus VAL-7's ignoredSources when present).
+// OBS-4: the per-review `rightsizing summary` fields are written as text by summary_members() (no JSON value
+// is built per review): every field, keys sorted, strings escaped as JSON (invalid UTF-8 replaced), VAL-7's
+// ignoredSources only when present; summary_fields() is the same object.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -11,13 +12,14 @@ namespace {
 
 using nlohmann::json;
 
-std::string members_of(const json& object) {
-  std::string text = object.dump(-1, ' ', false, json::error_handler_t::replace);
-  return text.substr(1, text.size() - 2);  // without the braces
-}
-
-TEST(SummaryMembers, SameBytesAsTheDumpedFields) {
+TEST(SummaryMembers, EveryFieldSortedAndEscaped) {
   Summary empty;
+  EXPECT_EQ(
+      summary_members(empty),
+      R"("appliedFilters":[],"changes":[],"dryRun":false,"failedChecks":[],"mode":"none","namespace":"",)"
+      R"("owner":"","pass":"","phase":"admission","pod":"","policies":{},"rightsizingResult":"SKIPPED",)"
+      R"("strategy":"","summary":"")");
+
   Summary full;
   full.pass = "late";
   full.ns = "ml-inference";
@@ -35,13 +37,32 @@ TEST(SummaryMembers, SameBytesAsTheDumpedFields) {
   full.failed_checks = {"bad \xff byte"};
   full.dry_run = true;
   full.text = summary_text(full.changes);
+  const std::string expected =
+      R"("appliedFilters":["gpu-upsize-disabled","vllm-args-not-rewritable"],)"
+      R"("changes":[{"container":"vllm","from":"1","resource":"gpu","to":"0.5","usage":"request"},)"
+      R"({"container":"side\ncar","from":"unspecified","resource":"cpu","to":"500m","usage":"limit"}],)"
+      R"("dryRun":true,"failedChecks":["bad )"
+      "\xef\xbf\xbd"
+      R"( byte"],"mode":"kai",)"
+      R"("namespace":"ml-inference","owner":"Deployment/llama-8b","pass":"late","phase":"admission",)"
+      R"("pod":"llama-8b-6d9c7f5b8d-\"x\"","policies":{"limits.cpu":"StaticPolicy/é",)"
+      R"("requests.gpu":"ClusterStaticPolicy/a,StaticPolicy/b"},"rightsizingResult":"MUTATED",)"
+      R"("strategy":"ClusterAutomationStrategy/kai-gpu-sharing",)"
+      R"("summary":"Applied rightsizing requests [vllm:[gpu=0.5]] limits [side\ncar:[cpu=500m]]")";
+  EXPECT_EQ(summary_members(full), expected);
+  // VAL-7: ignoredSources sits in its sorted place.
+  std::string with_ignored = summary_members(full, {"vllm.desired-resource-requests"});
+  EXPECT_NE(with_ignored.find(R"("failedChecks":["bad )"), std::string::npos);
+  EXPECT_NE(with_ignored.find(R"( byte"],"ignoredSources":["vllm.desired-resource-requests"],"mode":"kai",)"),
+            std::string::npos)
+      << with_ignored;
+
+  // The object form is these members, and dumping it gives the same bytes.
   for (const Summary* s : {&empty, &full}) {
-    EXPECT_EQ(summary_members(*s), members_of(summary_fields(*s)));
-    json with_ignored = summary_fields(*s);
-    with_ignored["ignoredSources"] = json::array({"vllm.desired-resource-requests"});
-    EXPECT_EQ(summary_members(*s, {"vllm.desired-resource-requests"}), members_of(with_ignored));
-    EXPECT_TRUE(json::accept("{" + summary_members(*s) + "}"));
+    json fields = summary_fields(*s);
+    EXPECT_EQ(fields.dump(-1, ' ', false, json::error_handler_t::replace), "{" + summary_members(*s) + "}");
   }
+  EXPECT_EQ(summary_fields(full)["changes"][1]["container"], "side\ncar");
 }
 
 }  // namespace
