@@ -1,6 +1,5 @@
 #include "webhook/tls_server.h"
 
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -462,45 +461,43 @@ void TlsServer::stop(std::chrono::milliseconds grace) {
 }
 
 void TlsServer::State::work() {
-  State* st = this;
   while (true) {
     epoll_event ev{};
-    int n = epoll_wait(st->epfd, &ev, 1, -1);
+    int n = epoll_wait(epfd, &ev, 1, -1);
     if (n < 0 && errno != EINTR) break;
     if (n <= 0) continue;
     if (ev.data.ptr == &kWakeTag) break;
     if (ev.data.ptr == &kListenTag) {
-      st->accept_all();
+      accept_all();
     } else {
-      st->serve(*static_cast<Conn*>(ev.data.ptr));
+      serve(*static_cast<Conn*>(ev.data.ptr));
     }
-    int s = st->surplus.load();
+    int s = surplus.load();
     bool retire = false;
-    while (s > 0 && !(retire = st->surplus.compare_exchange_weak(s, s - 1))) {
+    while (s > 0 && !(retire = surplus.compare_exchange_weak(s, s - 1))) {
     }
     if (retire) break;
   }
-  std::lock_guard lk(st->mu);
-  --st->running;
-  st->cv.notify_all();
+  std::lock_guard lk(mu);
+  --running;
+  cv.notify_all();
 }
 
 // Closes connections idle past their timeout (by shutting the socket down: the owning worker then sees the
 // end and closes it) and resumes accepting after running out of descriptors.
 void TlsServer::State::housekeep() {
-  State* st = this;
-  const auto idle = std::chrono::seconds(std::max(1, st->options.idle_timeout_seconds));
-  const auto slow = std::chrono::seconds(std::max(1, st->options.read_timeout_seconds));
-  std::unique_lock lk(st->mu);
-  while (!st->stopping) {
-    st->cv.wait_for(lk, std::chrono::milliseconds(250));
-    if (st->stopping) break;
+  const auto idle = std::chrono::seconds(std::max(1, options.idle_timeout_seconds));
+  const auto slow = std::chrono::seconds(std::max(1, options.read_timeout_seconds));
+  std::unique_lock lk(mu);
+  while (!stopping) {
+    cv.wait_for(lk, std::chrono::milliseconds(250));
+    if (stopping) break;
     std::vector<std::shared_ptr<Conn>> all;
-    all.reserve(st->conns.size());
-    for (auto& [p, c] : st->conns) all.push_back(c);
-    if (st->listen_paused && st->conns.size() < static_cast<std::size_t>(st->options.max_connections)) {
-      st->listen_paused = false;
-      st->arm_listen();
+    all.reserve(conns.size());
+    for (auto& [p, c] : conns) all.push_back(c);
+    if (listen_paused && conns.size() < static_cast<std::size_t>(options.max_connections)) {
+      listen_paused = false;
+      arm_listen();
     }
     lk.unlock();
     auto now = Clock::now();

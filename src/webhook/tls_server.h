@@ -1,5 +1,5 @@
 // The webhook server's HTTPS listener (ADM-2, ENG-3): HTTP/1.1 keep-alive over non-blocking OpenSSL on
-// one epoll set shared by a few worker threads. httplib and OpenSSL stay in the .cpp.
+// one epoll set shared by a few worker threads. OpenSSL and epoll stay in the .cpp.
 //
 // Why not httplib: it holds a thread per open connection and hands every request to another thread, so
 // on a busy core a review paid several context switches and more kernel time than its TLS (see
