@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   webhook::Server server(so, *serving);
   server.set_observer(admission_metrics.observer());
   auto handler = std::make_shared<webhook::PodAdmission>(bench::pod_admission_deps(*scenario));
-  webhook::HandlerOptions ho;  // as engine/webhooks.cpp installs it: mutating, fail-open
+  const webhook::HandlerOptions ho = webhook::PodAdmission::handler_options();  // as the engine installs it
   server.handle(
       api::keys::kLatePath,
       [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);

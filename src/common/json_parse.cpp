@@ -5,24 +5,33 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "common/json_projection.h"
+
 namespace kubex::common {
 
 namespace {
 
 using nlohmann::json;
+using Kind = JsonProjection::Kind;
+
+// Where a skipped string goes: checked, not kept.
+struct Discard {
+  void append(const char*, const char*) {}
+  Discard& operator+=(char) { return *this; }
+};
 
 class FastParser {
  public:
   FastParser(const char* begin, const char* end, int max_depth)
       : p_(begin), end_(end), max_depth_(max_depth) {}
 
-  bool document(json& out) {
+  bool document(json& out, const JsonProjection* projection) {
     if (end_ - p_ >= 3 && static_cast<unsigned char>(p_[0]) == 0xEF &&
         static_cast<unsigned char>(p_[1]) == 0xBB && static_cast<unsigned char>(p_[2]) == 0xBF) {
       p_ += 3;  // nlohmann skips a UTF-8 byte order mark
     }
     skip_ws();
-    if (!value(out, 0)) return false;
+    if (!value(out, 0, projection)) return false;
     skip_ws();
     return p_ == end_;
   }
@@ -39,13 +48,17 @@ class FastParser {
     return true;
   }
 
-  bool value(json& out, int depth) {
+  // `projection` nullptr: the whole value.
+  bool value(json& out, int depth, const JsonProjection* projection = nullptr) {
     if (p_ == end_) return false;
+    if (projection && projection->kind() == Kind::kWhole) projection = nullptr;
     switch (*p_) {
       case '{':
-        return object(out, depth + 1);
+        return object(out, depth + 1,
+                      projection && projection->kind() == Kind::kMembers ? projection : nullptr);
       case '[':
-        return array(out, depth + 1);
+        return array(out, depth + 1,
+                     projection && projection->kind() == Kind::kElements ? &projection->element() : nullptr);
       case '"': {
         std::string s;
         if (!string(s)) return false;
@@ -69,7 +82,52 @@ class FastParser {
     }
   }
 
-  bool object(json& out, int depth) {
+  // Checks one value as JSON (exactly what value() accepts) without building it.
+  bool skip(int depth) {
+    if (p_ == end_) return false;
+    switch (*p_) {
+      case '{':
+      case '[': {
+        const char close = *p_ == '{' ? '}' : ']';
+        if (++depth > max_depth_) return false;
+        ++p_;
+        skip_ws();
+        if (p_ < end_ && *p_ == close) {
+          ++p_;
+          return true;
+        }
+        while (true) {
+          if (close == '}') {
+            Discard key;
+            if (p_ == end_ || *p_ != '"' || !string(key)) return false;
+            skip_ws();
+            if (p_ == end_ || *p_ != ':') return false;
+            ++p_;
+            skip_ws();
+          }
+          if (!skip(depth)) return false;
+          if (Next n = next(close); n != Next::kMore) return n == Next::kClosed;
+        }
+      }
+      case '"': {
+        Discard s;
+        return string(s);
+      }
+      case 't':
+        return literal("true");
+      case 'f':
+        return literal("false");
+      case 'n':
+        return literal("null");
+      default: {
+        json number_value;  // a number allocates nothing
+        return number(number_value);
+      }
+    }
+  }
+
+  // `members`: the kMembers projection of this object (nullptr: every member, whole).
+  bool object(json& out, int depth, const JsonProjection* members) {
     if (depth > max_depth_) return false;
     ++p_;  // '{'
     out = json::object();
@@ -87,15 +145,25 @@ class FastParser {
       if (p_ == end_ || *p_ != ':') return false;
       ++p_;
       skip_ws();
+      const JsonProjection* member = nullptr;
+      if (members) {
+        member = members->member(key);
+        if (!member) {
+          if (!skip(depth)) return false;
+          if (Next n = next('}'); n != Next::kMore) return n == Next::kClosed;
+          continue;
+        }
+      }
       json v;
-      if (!value(v, depth)) return false;
+      if (!value(v, depth, member)) return false;
       obj.insert_or_assign(obj.end(), std::move(key),
                            std::move(v));  // the last duplicate wins, as in nlohmann
       if (Next n = next('}'); n != Next::kMore) return n == Next::kClosed;
     }
   }
 
-  bool array(json& out, int depth) {
+  // `each`: the projection of every element (nullptr: whole).
+  bool array(json& out, int depth, const JsonProjection* each) {
     if (depth > max_depth_) return false;
     ++p_;  // '['
     out = json::array();
@@ -107,7 +175,7 @@ class FastParser {
     }
     while (true) {
       arr.emplace_back();
-      if (!value(arr.back(), depth)) return false;
+      if (!value(arr.back(), depth, each)) return false;
       if (Next n = next(']'); n != Next::kMore) return n == Next::kClosed;
     }
   }
@@ -146,7 +214,8 @@ class FastParser {
     return true;
   }
 
-  static void append_utf8(std::string& s, unsigned cp) {
+  template <class Sink>
+  static void append_utf8(Sink& s, unsigned cp) {
     if (cp < 0x80) {
       s += static_cast<char>(cp);
     } else if (cp < 0x800) {
@@ -194,7 +263,8 @@ class FastParser {
     return true;
   }
 
-  bool string(std::string& s) {
+  template <class Sink>  // std::string, or Discard to check a string without keeping it
+  bool string(Sink& s) {
     ++p_;  // '"'
     while (true) {
       const char* run = p_;
@@ -318,9 +388,10 @@ class FastParser {
 
 }  // namespace
 
-bool parse_json_fast(std::string_view text, nlohmann::json& out, int max_depth) {
+bool parse_json_fast(std::string_view text, nlohmann::json& out, int max_depth,
+                     const JsonProjection* projection) {
   FastParser parser(text.data(), text.data() + text.size(), max_depth);
-  return parser.document(out);
+  return parser.document(out, projection);
 }
 
 }  // namespace kubex::common

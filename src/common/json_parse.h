@@ -15,8 +15,15 @@
 
 namespace kubex::common {
 
+class JsonProjection;
+
 // true: `out` holds the value of `text`. false: `text` is not JSON (or is beyond this parser; see above),
 // `out` is unspecified.
-bool parse_json_fast(std::string_view text, nlohmann::json& out, int max_depth = 512);
+//
+// With a `projection` (json_projection.h), `out` holds project(value of `text`, *projection): the parts
+// left out are checked as JSON exactly as the rest (so true and false mean the same as without it) but
+// never built.
+bool parse_json_fast(std::string_view text, nlohmann::json& out, int max_depth = 512,
+                     const JsonProjection* projection = nullptr);
 
 }  // namespace kubex::common

@@ -24,6 +24,10 @@
 #include "decide/policy/candidate.h"
 #include "decide/summary.h"
 
+namespace kubex::common {
+class JsonProjection;
+}
+
 namespace kubex::decide {
 
 enum class Pass { kEarly, kLate };
@@ -65,5 +69,12 @@ struct AdmissionDecision {
 
 // Never throws on any pod JSON; a non-object `pod` is SKIPPED with an empty patch.
 AdmissionDecision decide_admission(const AdmissionInput& in);
+
+// The parts of a pod admission reads: what decide_admission reads and writes, and beside it what the
+// webhook's handler reads (metadata.namespace, the probe annotation, the ownerReferences that owner
+// resolution follows). A pod cut down to them (common::project) gets the same decision and the same patch
+// as the whole pod; the webhook decodes only them, so volumes, env, probes and managedFields are never
+// built. A new read of the pod must be added here: the decide table tests decide every case both ways.
+const common::JsonProjection& admission_pod_fields();
 
 }  // namespace kubex::decide

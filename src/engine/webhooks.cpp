@@ -75,9 +75,7 @@ void install_pod_mutation(const WebhookContext& ctx) {
   deps.events = &ctx.manager.events();
   deps.dry_run = ctx.options.dry_run;
   auto handler = std::make_shared<webhook::PodAdmission>(std::move(deps));
-  webhook::HandlerOptions ho;
-  ho.mutating = true;
-  ho.fail_open = true;  // ADM-2: pod creation is never blocked by the engine
+  const webhook::HandlerOptions ho = webhook::PodAdmission::handler_options();
   ctx.server.handle(
       api::keys::kLatePath,
       [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);

@@ -4,6 +4,7 @@
 
 #include "common/base64.h"
 #include "common/json_parse.h"
+#include "common/json_projection.h"
 #include "common/json_write.h"
 
 namespace kubex::webhook {
@@ -111,17 +112,25 @@ Operation parse_operation(std::string_view name) {
   return Operation::kUnknown;
 }
 
-std::expected<AdmissionRequest, DecodeError> decode_admission_review(std::string_view body) {
+common::JsonProjection review_fields(const common::JsonProjection& object_fields) {
+  using P = common::JsonProjection;
+  return P::members(
+      {{"request", P::members({{"object", object_fields}, {"oldObject", object_fields}}, true)}}, true);
+}
+
+std::expected<AdmissionRequest, DecodeError> decode_admission_review(std::string_view body,
+                                                                     const common::JsonProjection* fields) {
   if (body.find_first_not_of(" \t\r\n") == std::string_view::npos) return bad("request body is empty");
   json review;
   try {
     // The fast parser builds the same value and refuses deeper nesting; nlohmann's parse explains what it
     // refuses.
-    if (!common::parse_json_fast(body, review, kMaxJsonDepth)) {
+    if (!common::parse_json_fast(body, review, kMaxJsonDepth, fields)) {
       if (nesting_depth(body, kMaxJsonDepth) > kMaxJsonDepth) {
         return bad("request body is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
       }
       review = json::parse(body);
+      if (fields) review = common::project(review, *fields);
     }
   } catch (const json::exception& e) {
     std::string what = e.what();

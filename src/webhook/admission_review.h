@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_projection.h"
 #include "common/result.h"
 
 namespace kubex::webhook {
@@ -67,7 +68,15 @@ struct DecodeError {
 
 // VAL-9: fails when the body is not JSON (or is nested deeper than kMaxJsonDepth), apiVersion is not
 // admission.k8s.io/v1, kind is not AdmissionReview, or request / request.uid is missing.
-std::expected<AdmissionRequest, DecodeError> decode_admission_review(std::string_view body);
+//
+// `fields` (from review_fields): the parts of the review to build; the rest is checked as JSON exactly as
+// without it, but not built. nullptr: the whole review.
+std::expected<AdmissionRequest, DecodeError> decode_admission_review(
+    std::string_view body, const common::JsonProjection* fields = nullptr);
+
+// The review cut to what a handler reads: request.object and request.oldObject cut down to `object_fields`
+// (e.g. decide::admission_pod_fields()), everything else whole.
+common::JsonProjection review_fields(const common::JsonProjection& object_fields);
 
 struct AdmissionStatus {
   int code = 0;        // HTTP-style code, e.g. 422 (VAL-1) or 403

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "api/keys.h"
+#include "common/json_projection.h"
 #include "decide/policy/scope.h"
 
 namespace kubex::webhook {
@@ -32,6 +33,15 @@ bool decodes_as_pod(const json& pod) {
 
 PodAdmission::PodAdmission(PodAdmissionDeps deps) : deps_(std::move(deps)) {
   if (!deps_.clock) deps_.clock = &common::RealClock::instance();
+}
+
+HandlerOptions PodAdmission::handler_options() {
+  static const auto fields = std::make_shared<const common::JsonProjection>(decide::admission_pod_fields());
+  HandlerOptions o;
+  o.mutating = true;
+  o.fail_open = true;  // ADM-2: pod creation is never blocked by the engine
+  o.object_fields = fields;
+  return o;
 }
 
 bool PodAdmission::conflict_event_due(const std::string& owner_key, common::TimePoint now) {

@@ -20,6 +20,7 @@
 #include "decide/policy/catalog.h"
 #include "kube/runtime/event_recorder.h"
 #include "webhook/admission_review.h"
+#include "webhook/server.h"
 
 namespace kubex::webhook {
 
@@ -50,6 +51,10 @@ class PodAdmission {
  public:
   explicit PodAdmission(PodAdmissionDeps deps);
   AdmissionResponse handle(const AdmissionRequest& req, decide::Pass pass);
+
+  // How the pod paths are served: mutating, fail-open (ADM-2), and only decide::admission_pod_fields() of
+  // the pod decoded (what handle(), the decision and owner resolution read).
+  static HandlerOptions handler_options();
 
  private:
   bool conflict_event_due(const std::string& owner_key, common::TimePoint now);

@@ -22,6 +22,7 @@ namespace {
 struct Route {
   Handler handler;
   HandlerOptions options;
+  std::optional<common::JsonProjection> review_fields;  // from options.object_fields
 };
 
 // serve()'s Reply: keeps the answer for the caller waiting on it.
@@ -161,7 +162,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       deliver(reply, text_reply(404, "no admission webhook is served at " + path, Outcome::kBadRequest));
       return;
     }
-    auto request = decode_admission_review(body);
+    auto request = decode_admission_review(body, r->review_fields ? &*r->review_fields : nullptr);
     if (!request) {
       log.warn("invalid AdmissionReview", {{"path", path}, {"error", request.error().reason}});
       observe(path, Outcome::kBadRequest, start);
@@ -266,7 +267,9 @@ Server::~Server() {
 }
 
 void Server::handle(const std::string& path, Handler handler, HandlerOptions options) {
-  auto route = std::make_shared<const Route>(Route{std::move(handler), options});
+  std::optional<common::JsonProjection> fields;
+  if (options.object_fields) fields = review_fields(*options.object_fields);
+  auto route = std::make_shared<const Route>(Route{std::move(handler), options, std::move(fields)});
   std::lock_guard lk(impl_->mu);
   impl_->routes[path] = std::move(route);
 }

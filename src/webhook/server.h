@@ -34,6 +34,9 @@ struct HandlerOptions {
   bool fail_open = true;
   // ADM-2: the handler must answer within 8 s; after that the request is answered as an internal error.
   std::chrono::milliseconds deadline{8000};
+  // The parts of request.object / request.oldObject the handler reads (review_fields); the rest of the
+  // objects is checked as JSON but not built. nullptr: the handler gets the whole objects.
+  std::shared_ptr<const common::JsonProjection> object_fields;
 };
 
 enum class Outcome { kPatched, kUnchanged, kAllowed, kDenied, kError, kBadRequest };

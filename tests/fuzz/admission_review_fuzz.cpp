@@ -1,5 +1,7 @@
 // libFuzzer target for the AdmissionReview codec (VAL-9): decoding arbitrary bytes never throws or crashes;
-// a decoded request's uid is echoed by the encoder, and a patch built from its object round-trips.
+// decoding with the pod paths' projection accepts and refuses exactly the same bodies (with the same answer)
+// and gives the projection of the whole object; a decoded request's uid is echoed by the encoder, and a
+// patch built from its object round-trips.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -7,6 +9,8 @@
 #include <string_view>
 
 #include "common/base64.h"
+#include "common/json_projection.h"
+#include "decide/pod_mutation.h"
 #include "webhook/admission_review.h"
 
 namespace {
@@ -22,9 +26,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using nlohmann::json;
   std::string_view body(reinterpret_cast<const char*>(data), size);
   auto request = kubex::webhook::decode_admission_review(body);
+  static const kubex::common::JsonProjection fields =
+      kubex::webhook::review_fields(kubex::decide::admission_pod_fields());
+  auto cut = kubex::webhook::decode_admission_review(body, &fields);
+  if (cut.has_value() != request.has_value()) violated();
   if (!request) {
     if (request.error().message().rfind("invalid AdmissionReview: ", 0) != 0) violated();
+    if (cut.error().message() != request.error().message()) violated();
     return 0;
+  }
+  if (*cut->object != kubex::common::project(*request->object, kubex::decide::admission_pod_fields()) ||
+      cut->uid != request->uid || *cut->options != *request->options) {
+    violated();
   }
   if (request->uid.empty() || !request->object || !request->old_object || !request->options) violated();
 

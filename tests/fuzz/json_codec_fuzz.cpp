@@ -1,7 +1,8 @@
-// libFuzzer target for the webhook's JSON hot path (common/json_parse.h, common/json_diff.h), against
-// nlohmann as the reference: the fast parser accepts only what nlohmann accepts and then builds the same
-// value; and for two documents (the input split at its first newline) json_diff gives exactly
-// nlohmann::json::diff's operations.
+// libFuzzer target for the webhook's JSON hot path (common/json_parse.h, common/json_projection.h,
+// common/json_diff.h), against nlohmann as the reference: the fast parser accepts only what nlohmann
+// accepts and then builds the same value; with a projection it accepts exactly what it accepts without one
+// and builds project(nlohmann's value); and for two documents (the input split at its first newline)
+// json_diff gives exactly nlohmann::json::diff's operations.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 
 #include "common/json_diff.h"
 #include "common/json_parse.h"
+#include "common/json_projection.h"
 
 namespace {
 
@@ -28,12 +30,25 @@ bool reference_parse(std::string_view text, json& out) {
   }
 }
 
+// Short member names, so that mutated inputs hit kept, projected and dropped members alike.
+const kubex::common::JsonProjection& projection() {
+  using P = kubex::common::JsonProjection;
+  static const P p = P::members({{"a", {}},
+                                 {"b", P::members({{"a", {}}, {"c", P::elements(P::members({{"a", {}}}))}})},
+                                 {"c", P::elements(P::members({{"b", {}}}, true))}});
+  return p;
+}
+
 // Parses `text` both ways and checks they agree; true with `out` set when it is JSON.
 bool agreed_parse(std::string_view text, json& out) {
   json fast;
   bool fast_ok = kubex::common::parse_json_fast(text, fast, 64);
   bool ok = reference_parse(text, out);
   if (fast_ok && (!ok || fast.dump() != out.dump())) violated();
+  json cut;
+  bool cut_ok = kubex::common::parse_json_fast(text, cut, 64, &projection());
+  if (cut_ok != fast_ok) violated();
+  if (cut_ok && cut.dump() != kubex::common::project(out, projection()).dump()) violated();
   return ok;
 }
 

@@ -3,6 +3,8 @@
 // present), and a Scenario that owns everything a decision points at.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <deque>
 #include <map>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "api/objects.h"
+#include "common/json_projection.h"
 #include "common/quantity.h"
 #include "decide/pod_mutation.h"
 #include "decide/policy/candidate.h"
@@ -214,8 +217,22 @@ struct Scenario {
     in.candidates = candidates;
     return in;
   }
+  // Every case is decided twice: on the whole pod and on the pod cut to admission_pod_fields(), as the
+  // webhook decodes it. Both must give the same patch and the same decision.
   AdmissionDecision run(const json& pod, Pass pass = Pass::kLate) const {
-    return decide_admission(input(pod, pass));
+    AdmissionDecision whole = decide_admission(input(pod, pass));
+    const json cut_pod = common::project(pod, admission_pod_fields());
+    const AdmissionDecision cut = decide_admission(input(cut_pod, pass));
+    EXPECT_EQ(cut.patch->dump(), whole.patch->dump())
+        << "the projected pod is patched differently: " << pod.dump();
+    EXPECT_EQ(cut.result, whole.result);
+    EXPECT_EQ(summary_members(cut.summary, cut.ignored_sources),
+              summary_members(whole.summary, whole.ignored_sources));
+    EXPECT_EQ(cut.constraints.to_json(), whole.constraints.to_json());
+    EXPECT_EQ(cut.allocation, whole.allocation);
+    EXPECT_EQ(cut.stale_owner_annotations, whole.stale_owner_annotations);
+    EXPECT_EQ(cut.strategy_conflict, whole.strategy_conflict);
+    return whole;
   }
 };
 

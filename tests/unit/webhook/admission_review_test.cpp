@@ -8,6 +8,8 @@
 #include <random>
 
 #include "common/base64.h"
+#include "common/json_projection.h"
+#include "decide/pod_mutation.h"
 
 namespace kubex::webhook {
 namespace {
@@ -171,6 +173,65 @@ TEST(AdmissionReviewDecode, OperationsAndLenientOptionalFields) {
   ASSERT_TRUE(del.has_value());
   EXPECT_TRUE(del->object->is_null());
   EXPECT_EQ((*del->old_object)["kind"], "Pod");
+}
+
+// The pod paths decode only what admission reads of the pod (PodAdmission::handler_options): the object
+// is exactly the projection of the whole object, the rest of the request is untouched, and a body is
+// accepted or refused (with the same VAL-9 answer) exactly as without the projection.
+TEST(AdmissionReviewDecode, PodFieldsProjection) {
+  const common::JsonProjection fields = review_fields(decide::admission_pod_fields());
+  json q = pod_request();
+  q["object"] = {{"apiVersion", "v1"},
+                 {"kind", "Pod"},
+                 {"metadata",
+                  {{"generateName", "web-"},
+                   {"labels", {{"app", "web"}}},
+                   {"annotations", {{"a", "b"}}},
+                   {"ownerReferences", json::array({{{"kind", "ReplicaSet"}, {"name", "web-1"}}})},
+                   {"managedFields", json::array({{{"manager", "kubectl"}}})}}},
+                 {"spec",
+                  {{"schedulerName", "default-scheduler"},
+                   {"volumes", json::array({{{"name", "v"}, {"emptyDir", json::object()}}})},
+                   {"containers", json::array({{{"name", "c"},
+                                                {"image", "vllm/vllm-openai"},
+                                                {"args", {"--x"}},
+                                                {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}},
+                                                {"env", json::array({{{"name", "E"}, {"value", "1"}}})},
+                                                {"livenessProbe", {{"httpGet", {{"port", 80}}}}}}})}}},
+                 {"status", json::object()}};
+  q["oldObject"] = q["object"];
+  auto whole = decode_admission_review(review(q).dump());
+  auto cut = decode_admission_review(review(q).dump(), &fields);
+  ASSERT_TRUE(whole.has_value() && cut.has_value());
+  EXPECT_EQ(*cut->object, common::project(*whole->object, decide::admission_pod_fields()));
+  EXPECT_EQ(*cut->old_object, *cut->object);
+  EXPECT_EQ((*cut->object)["spec"]["containers"][0],
+            json({{"name", "c"},
+                  {"image", "vllm/vllm-openai"},
+                  {"args", {"--x"}},
+                  {"resources", {{"limits", {{"nvidia.com/gpu", "1"}}}}}}));
+  EXPECT_FALSE((*cut->object)["metadata"].contains("managedFields"));
+  EXPECT_FALSE((*cut->object)["spec"].contains("volumes"));
+  EXPECT_FALSE(cut->object->contains("status"));
+  EXPECT_EQ(cut->uid, whole->uid);
+  EXPECT_EQ(cut->user_info.groups, whole->user_info.groups);
+  EXPECT_EQ(*cut->options, *whole->options);
+
+  // Bad JSON in a part that is not built is refused as it is without the projection.
+  std::string text = review(q).dump();
+  text.replace(text.find("\"emptyDir\":{}"), 13, "\"emptyDir\":{,}");
+  auto bad_whole = decode_admission_review(text);
+  auto bad_cut = decode_admission_review(text, &fields);
+  ASSERT_FALSE(bad_whole.has_value());
+  ASSERT_FALSE(bad_cut.has_value());
+  EXPECT_EQ(bad_cut.error().message(), bad_whole.error().message());
+  // A number beyond the fast parser's range in a dropped part: nlohmann parses, then the projection applies.
+  q["object"]["spec"]["volumes"][0]["size"] = 1e300;
+  text = review(q).dump();
+  text.replace(text.find("1e+300"), 6, "18446744073709551616");
+  auto big = decode_admission_review(text, &fields);
+  ASSERT_TRUE(big.has_value());
+  EXPECT_EQ(*big->object, *cut->object);
 }
 
 json encoded(const std::string& uid, const AdmissionResponse& r) {

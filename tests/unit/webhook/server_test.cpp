@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/base64.h"
+#include "common/json_projection.h"
 #include "common/x509.h"
 #include "webhook/certs.h"
 
@@ -121,6 +122,31 @@ TEST_F(Fixture, BadEnvelopeIsHttp400PlainText) {
   EXPECT_EQ(calls.load(), 0);
   EXPECT_EQ(seen.get(), (std::vector<std::pair<std::string, std::string>>{{"/mutate", "bad_request"},
                                                                           {"/mutate", "bad_request"}}));
+}
+
+// HandlerOptions::object_fields: the handler sees the object cut down to the fields it declared; the body
+// is still checked whole (VAL-9).
+TEST_F(Fixture, HandlerGetsTheObjectCutToItsFields) {
+  HandlerOptions o;
+  o.object_fields = std::make_shared<const common::JsonProjection>(
+      common::JsonProjection::members({{"metadata", common::JsonProjection::members({{"name", {}}})}}));
+  json seen_object;
+  server.handle(
+      "/cut",
+      [&](const AdmissionRequest& req) {
+        seen_object = *req.object;
+        return AdmissionResponse::allow();
+      },
+      o);
+  json object = {{"metadata", {{"name", "p"}, {"uid", "x"}}}, {"spec", {{"containers", json::array()}}}};
+  HttpReply r = server.serve("/cut", body("uid-1", object));
+  EXPECT_EQ(response(r)["allowed"], true);
+  EXPECT_EQ(seen_object, json({{"metadata", {{"name", "p"}}}}));
+  std::string bad = body("uid-2", object);
+  bad.replace(bad.find("[]"), 2, "[,]");
+  HttpReply refused = server.serve("/cut", bad);
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_EQ(refused.body.rfind("invalid AdmissionReview: request body is not JSON", 0), 0u) << refused.body;
 }
 
 TEST_F(Fixture, UnknownPathIs404AndNotObserved) {
