@@ -1,9 +1,15 @@
 #include "common/log.h"
 
+#include <poll.h>
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <shared_mutex>
 
 #include "common/clock.h"
 #include "common/json_write.h"
@@ -14,7 +20,9 @@ namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
 std::atomic<std::FILE*> g_out{nullptr};
-std::mutex g_mu;
+// Lines up to PIPE_BUF go out in one write(2) each, which pipes and O_APPEND files keep whole, so writers
+// share the lock; a longer line (or a FILE without a descriptor) takes it alone.
+std::shared_mutex g_mu;
 
 const char* level_name(LogLevel l) {
   switch (l) {
@@ -88,13 +96,42 @@ std::string line_head(std::string_view ts, const char* level, const std::string&
   return text;
 }
 
+// The whole of `text` to `fd`, until done or an error other than EINTR / EAGAIN.
+void write_all(int fd, std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::write(fd, text.data(), text.size());
+    if (n > 0) {
+      text.remove_prefix(static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EAGAIN) {
+      pollfd p{fd, POLLOUT, 0};
+      ::poll(&p, 1, 100);
+    } else if (n == 0 || errno != EINTR) {
+      return;
+    }
+  }
+}
+
+// One line per call, never interleaved with another. The line is written with write(2) on the FILE's
+// descriptor; a short line holds the lock only shared across the system call, so threads writing lines at
+// once (the webhook writes one per review) do not queue behind each other. What stdio holds for the same
+// FILE is flushed first, so its order is kept.
 void write_line(std::string& text) {
   text += '\n';
   std::FILE* out = g_out.load();
   if (!out) out = stdout;
-  std::lock_guard lk(g_mu);
-  std::fwrite(text.data(), 1, text.size(), out);
   std::fflush(out);
+  const int fd = ::fileno(out);
+  if (fd < 0) {  // e.g. fmemopen: stdio only
+    std::unique_lock lk(g_mu);
+    std::fwrite(text.data(), 1, text.size(), out);
+    std::fflush(out);
+  } else if (text.size() <= PIPE_BUF) {
+    std::shared_lock lk(g_mu);
+    write_all(fd, text);  // a line that cannot be written is dropped, as stdio would
+  } else {
+    std::unique_lock lk(g_mu);
+    write_all(fd, text);
+  }
 }
 
 }  // namespace

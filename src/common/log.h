@@ -16,7 +16,8 @@ LogLevel log_level();
 // Redirects log output (default stdout). The file is not closed by the logger.
 void set_log_output(std::FILE* f);
 
-// A named logger. Cheap to copy; all loggers share one output and one lock.
+// A named logger. Cheap to copy; all loggers share one output. Lines are written whole, one write(2) each
+// (log.cpp), never interleaved.
 class Logger {
  public:
   explicit Logger(std::string name) : name_(std::move(name)) {}

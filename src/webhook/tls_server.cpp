@@ -340,6 +340,9 @@ common::Result<void> TlsServer::bind(const std::string& host, int port) {
   if (s.ctx == nullptr) return common::fail("cannot create the TLS context");
   SSL_CTX_set_mode(s.ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_CTX_set_options(s.ctx, SSL_OP_NO_RENEGOTIATION);
+  // One read(2) takes a whole record (and whatever follows it) instead of its 5-byte header first and the
+  // rest second. The worker loop reads until WANT_READ, so nothing buffered is left unread before it waits.
+  SSL_CTX_set_read_ahead(s.ctx, 1);
   static const unsigned char kSessionContext[] = "kubex-webhook";
   SSL_CTX_set_session_id_context(s.ctx, kSessionContext, sizeof kSessionContext - 1);
   if (s.setup) {
