@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
   webhook::ServerOptions so;  // the engine's defaults (threads, keep-alive), on a free loopback port
   so.bind_address = "127.0.0.1:0";
   if (threads_flag > 0) so.threads = threads_flag;
-  const int server_threads = so.threads;
+  const int server_threads = so.threads > 0 ? so.threads : webhook::default_server_threads();
   webhook::Server server(so, *serving);
   server.set_observer(admission_metrics.observer());
   auto handler = std::make_shared<webhook::PodAdmission>(bench::pod_admission_deps(*scenario));

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/blocking.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 
@@ -55,6 +56,7 @@ std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(
   std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
   std::string version = slash == std::string::npos ? av : av.substr(slash + 1);
   std::string path = kube::resource_path(group, version, plural, ns, ref.name);
+  const common::BlockingScope waiting;  // the webhook lends another serving thread meanwhile
   while (true) {
     auto r = client_->get(path);
     if (r) {

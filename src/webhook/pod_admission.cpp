@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "api/keys.h"
+#include "common/blocking.h"
 #include "common/json_projection.h"
 #include "decide/policy/scope.h"
 
@@ -64,6 +65,7 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
     return r;
   }
   if (deps_.synced && !deps_.synced()) {
+    const common::BlockingScope waiting;  // the server lends another serving thread meanwhile
     auto until = std::chrono::steady_clock::now() + deps_.sync_wait;
     while (!deps_.synced() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));

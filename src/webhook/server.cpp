@@ -1,7 +1,12 @@
 #include "webhook/server.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <future>
 #include <limits>
 #include <map>
@@ -253,9 +258,28 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   }
 };
 
+int default_server_threads() {
+  int cpus = 1;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
+  // cgroup v2: "QUOTA PERIOD" or "max PERIOD".
+  if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu.max", "r")) {
+    char quota[32] = {0};
+    long period = 0;
+    if (std::fscanf(f, "%31s %ld", quota, &period) == 2 && period > 0 && std::strcmp(quota, "max") != 0) {
+      const long q = std::strtol(quota, nullptr, 10);
+      if (q > 0) cpus = std::min(cpus, static_cast<int>(std::max(1L, (q + period - 1) / period)));
+    }
+    std::fclose(f);
+  }
+  return std::clamp(cpus, 1, 8);
+}
+
 Server::Server(ServerOptions options, std::shared_ptr<ServingCertificate> certificate)
     : impl_(std::make_shared<Impl>()) {
   impl_->options = std::move(options);
+  if (impl_->options.threads <= 0) impl_->options.threads = default_server_threads();
   impl_->certificate = std::move(certificate);
   // Overrunning handlers are bounded by max_overrun_handlers, the others by serve()'s callers.
   impl_->handler_threads = std::make_unique<ElasticThreads>(

@@ -49,10 +49,13 @@ using Observer = std::function<void(const std::string& path, Outcome outcome, do
 
 struct ServerOptions {
   std::string bind_address = ":9443";  // HOST:PORT, :PORT; port 0 picks a free port
-  // Threads serving connections; a handler runs on the thread that read its request, so this many
-  // handlers can block at once before the others wait (an overrunning one is replaced while it runs).
-  // Connections are not bound to threads: up to max_connections stay open (beyond that, new ones wait).
-  int threads = 4;
+  // Threads serving connections; 0: default_server_threads(). A handler runs on the thread that read its
+  // request. A handler that waits in a common::BlockingScope (owner resolution asking the API server) or
+  // overruns its deadline is lent another thread until it returns, so a thread per CPU suffices: more only
+  // share the same cores, and a review then waits out another thread's time slice (the closed-loop p99 in
+  // docs/performance.md). Connections are not bound to threads: up to max_connections stay open (beyond
+  // that, new ones wait).
+  int threads = 0;
   int max_connections = 1024;
   int keep_alive_timeout_seconds = 5;
   int keep_alive_max_count = 1000;
@@ -61,6 +64,10 @@ struct ServerOptions {
   // at once instead of running another handler.
   int max_overrun_handlers = 32;
 };
+
+// One serving thread per CPU this process may run on (its affinity mask, and the cgroup's CPU quota when
+// it has one), 1 to 8.
+int default_server_threads();
 
 // What the server answers for one request (also what serve() returns to tests).
 struct HttpReply {

@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/blocking.h"
+
 namespace kubex::webhook {
 
 namespace {
@@ -93,6 +95,23 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
   std::atomic<bool> stopping{false};
   std::atomic<int> surplus{0}, handling{0};
   std::thread housekeeper;
+
+  // A worker whose handler waits (common::BlockingScope) lends the pool another worker meanwhile.
+  struct LendWhileBlocked : common::BlockingHook {
+    explicit LendWhileBlocked(State* s) : state(s) {}
+    State* state;
+    void begin() override { state->add_worker(); }
+    void end() override { ++state->surplus; }
+  } lend_while_blocked{this};
+
+  void add_worker() {
+    std::lock_guard lk(mu);
+    if (stopping || !started) return;
+    ++running;
+    std::thread([st = shared_from_this()] {
+      st->work();
+    }).detach();  // holds the state; stop() waits for it (within its grace)
+  }
 
   ~State() {
     for (int fd : {listen_fd, epfd, wake_fd}) {
@@ -415,12 +434,7 @@ void TlsServer::start() {
 }
 
 void TlsServer::add_worker() {
-  std::lock_guard lk(st_->mu);
-  if (st_->stopping || !st_->started) return;
-  ++st_->running;
-  std::thread([st = st_] {
-    st->work();
-  }).detach();  // holds the state; stop() waits for it (within its grace)
+  st_->add_worker();
 }
 
 void TlsServer::retire_worker() {
@@ -464,6 +478,7 @@ void TlsServer::stop(std::chrono::milliseconds grace) {
 }
 
 void TlsServer::State::work() {
+  common::set_thread_blocking_hook(&lend_while_blocked);
   while (true) {
     epoll_event ev{};
     int n = epoll_wait(epfd, &ev, 1, -1);
@@ -481,6 +496,7 @@ void TlsServer::State::work() {
     }
     if (retire) break;
   }
+  common::set_thread_blocking_hook(nullptr);
   std::lock_guard lk(mu);
   --running;
   cv.notify_all();

@@ -1,7 +1,7 @@
 // The webhook server's own HTTPS listener (tls_server.h) seen from a raw TLS client: an overrunning handler
 // is answered at its deadline while other connections go on being served (ADM-2), pipelining and the
 // keep-alive limit, 100-continue with a chunked body, idle connections closed, bad requests answered 400,
-// and many connections on one thread.
+// many connections on one thread, and a handler waiting in a BlockingScope lent another thread.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -16,6 +16,7 @@
 #include <optional>
 #include <thread>
 
+#include "common/blocking.h"
 #include "common/x509.h"
 #include "webhook/certs.h"
 #include "webhook/server.h"
@@ -185,6 +186,66 @@ TEST_F(Listener, OverrunIsAnsweredAtTheDeadlineAndOthersAreServed) {
   }
   release.set_value();
   server->stop();
+}
+
+// A handler that waits inside a common::BlockingScope (owner resolution asking the API server) is lent
+// another thread at once: with one serving thread, other requests are answered while it waits, long
+// before its deadline; after it returns the pool is back to one thread (requests still served).
+TEST_F(Listener, AHandlerWaitingInABlockingScopeDoesNotHoldOthersUp) {
+  ServerOptions so;
+  so.threads = 1;
+  start(so);
+  std::promise<void> release, waiting;
+  std::shared_future<void> released = release.get_future().share();
+  server->handle("/waits", [released, &waiting](const AdmissionRequest&) {
+    const common::BlockingScope scope;
+    waiting.set_value();
+    released.wait();
+    return AdmissionResponse::allow();
+  });
+  listen();
+  auto blocked = connect();
+  blocked->send(post("/waits", review("waits")));
+  waiting.get_future().wait();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) {
+    auto other = connect();
+    other->send(post("/allow", review("other-" + std::to_string(i))));
+    auto r = other->read_response();
+    ASSERT_TRUE(r) << i;
+    EXPECT_EQ(json::parse(r->body)["response"]["uid"], "other-" + std::to_string(i));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 4s);  // not at the 8 s deadline
+  release.set_value();
+  auto r = blocked->read_response();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(r->body)["response"], (json{{"uid", "waits"}, {"allowed", true}}));
+  EXPECT_FALSE(r->closes());  // answered by its own handler, not at a deadline
+  for (int i = 0; i < 3; ++i) {
+    blocked->send(post("/allow", review("after-" + std::to_string(i))));
+    auto again = blocked->read_response();
+    ASSERT_TRUE(again) << i;
+    EXPECT_EQ(json::parse(again->body)["response"]["uid"], "after-" + std::to_string(i));
+  }
+  server->stop();
+}
+
+// Without a serving thread's hook (any other thread), a BlockingScope does nothing.
+TEST(BlockingScope, DoesNothingWithoutAHookAndCountsNestedScopesOnce) {
+  { const common::BlockingScope nothing; }
+  struct Count : common::BlockingHook {
+    int begins = 0, ends = 0;
+    void begin() override { ++begins; }
+    void end() override { ++ends; }
+  } count;
+  common::set_thread_blocking_hook(&count);
+  {
+    const common::BlockingScope outer;
+    const common::BlockingScope inner;
+    EXPECT_EQ(count.begins, 1);
+  }
+  EXPECT_EQ(count.ends, 1);
+  common::set_thread_blocking_hook(nullptr);
 }
 
 TEST_F(Listener, PipelinedRequestsAndTheKeepAliveLimit) {
