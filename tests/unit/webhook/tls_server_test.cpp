@@ -143,6 +143,16 @@ struct Listener : ::testing::Test {
     EXPECT_TRUE(c->ok());
     return c;
   }
+  // Three requests on new connections are answered.
+  void expect_others_served() {
+    for (int i = 0; i < 3; ++i) {
+      auto other = connect();
+      other->send(post("/allow", review("other-" + std::to_string(i))));
+      auto r = other->read_response();
+      ASSERT_TRUE(r) << i;
+      EXPECT_EQ(json::parse(r->body)["response"]["uid"], "other-" + std::to_string(i));
+    }
+  }
 };
 
 // ADM-2 over TLS: with a single serving thread, a handler stuck past its deadline is answered fail-open at
@@ -177,13 +187,7 @@ TEST_F(Listener, OverrunIsAnsweredAtTheDeadlineAndOthersAreServed) {
   EXPECT_TRUE(stuck->sees_end());
 
   // The only configured thread is still inside the stuck handler: another one serves these.
-  for (int i = 0; i < 3; ++i) {
-    auto other = connect();
-    other->send(post("/allow", review("other-" + std::to_string(i))));
-    auto r = other->read_response();
-    ASSERT_TRUE(r) << i;
-    EXPECT_EQ(json::parse(r->body)["response"]["uid"], "other-" + std::to_string(i));
-  }
+  expect_others_served();
   release.set_value();
   server->stop();
 }
@@ -208,13 +212,7 @@ TEST_F(Listener, AHandlerWaitingInABlockingScopeDoesNotHoldOthersUp) {
   blocked->send(post("/waits", review("waits")));
   waiting.get_future().wait();
   const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < 3; ++i) {
-    auto other = connect();
-    other->send(post("/allow", review("other-" + std::to_string(i))));
-    auto r = other->read_response();
-    ASSERT_TRUE(r) << i;
-    EXPECT_EQ(json::parse(r->body)["response"]["uid"], "other-" + std::to_string(i));
-  }
+  expect_others_served();
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 4s);  // not at the 8 s deadline
   release.set_value();
   auto r = blocked->read_response();
