@@ -258,22 +258,35 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   }
 };
 
+int server_threads_for(int cpus, std::string_view cpu_max) {
+  cpus = std::max(1, cpus);
+  // cgroup v2: "QUOTA PERIOD", or "max PERIOD" for no quota.
+  std::string text(cpu_max);
+  char quota[32] = {0};
+  long period = 0;
+  if (std::sscanf(text.c_str(), "%31s %ld", quota, &period) == 2 && period > 0 &&
+      std::strcmp(quota, "max") != 0) {
+    char* end = nullptr;
+    const long q = std::strtol(quota, &end, 10);
+    if (end != quota && *end == '\0' && q > 0) {
+      cpus = std::min(cpus, static_cast<int>(std::max(1L, (q + period - 1) / period)));
+    }
+  }
+  return std::clamp(cpus, 1, 8);
+}
+
 int default_server_threads() {
   int cpus = 1;
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = std::max(1, CPU_COUNT(&set));
-  // cgroup v2: "QUOTA PERIOD" or "max PERIOD".
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+  std::string cpu_max;
   if (std::FILE* f = std::fopen("/sys/fs/cgroup/cpu.max", "r")) {
-    char quota[32] = {0};
-    long period = 0;
-    if (std::fscanf(f, "%31s %ld", quota, &period) == 2 && period > 0 && std::strcmp(quota, "max") != 0) {
-      const long q = std::strtol(quota, nullptr, 10);
-      if (q > 0) cpus = std::min(cpus, static_cast<int>(std::max(1L, (q + period - 1) / period)));
-    }
+    char line[64] = {0};
+    if (std::fgets(line, sizeof line, f)) cpu_max = line;
     std::fclose(f);
   }
-  return std::clamp(cpus, 1, 8);
+  return server_threads_for(cpus, cpu_max);
 }
 
 Server::Server(ServerOptions options, std::shared_ptr<ServingCertificate> certificate)

@@ -68,6 +68,9 @@ struct ServerOptions {
 // One serving thread per CPU this process may run on (its affinity mask, and the cgroup's CPU quota when
 // it has one), 1 to 8.
 int default_server_threads();
+// The same from `cpus` (CPUs in the affinity mask) and the text of cgroup v2's cpu.max ("" when absent): a
+// quota rounds up to whole CPUs.
+int server_threads_for(int cpus, std::string_view cpu_max);
 
 // What the server answers for one request (also what serve() returns to tests).
 struct HttpReply {

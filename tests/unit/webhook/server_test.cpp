@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <future>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "common/base64.h"
 #include "common/json_projection.h"
@@ -147,6 +149,41 @@ TEST_F(Fixture, HandlerGetsTheObjectCutToItsFields) {
   HttpReply refused = server.serve("/cut", bad);
   EXPECT_EQ(refused.status, 400);
   EXPECT_EQ(refused.body.rfind("invalid AdmissionReview: request body is not JSON", 0), 0u) << refused.body;
+}
+
+// One serving thread per CPU the engine may use: the affinity mask, capped by a cgroup v2 CPU quota
+// (rounded up to whole CPUs), 1 to 8.
+TEST(ServerThreads, OnePerCpuOfTheMaskAndTheQuota) {
+  struct Case {
+    int cpus;
+    const char* cpu_max;
+    int want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {2, "", 2},
+           {2, "max 100000\n", 2},
+           {4, "200000 100000\n", 2},
+           {4, "150000 100000", 2},  // 1.5 CPUs: 2 threads
+           {4, "50000 100000", 1},
+           {1, "400000 100000", 1},  // the mask wins
+           {64, "max 100000", 8},    // at most 8
+           {0, "", 1},               // at least 1
+           {4, "garbage", 4},        // unreadable: the mask
+           {4, "12x 100000", 4},
+           {4, "100000 0", 4},
+       }) {
+    EXPECT_EQ(server_threads_for(c.cpus, c.cpu_max), c.want) << c.cpus << " / " << c.cpu_max;
+  }
+  // A process pinned to one CPU (as the benchmark pins its server) gets one thread.
+  int pinned = 0;
+  std::thread([&] {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    if (sched_setaffinity(0, sizeof one, &one) == 0) pinned = default_server_threads();
+  }).join();
+  EXPECT_EQ(pinned, 1);
+  EXPECT_GE(default_server_threads(), 1);
 }
 
 TEST_F(Fixture, UnknownPathIs404AndNotObserved) {
