@@ -11,8 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "common/json_projection.h"
 #include "common/result.h"
+
+namespace kubex::common {
+class JsonProjection;
+}
 
 namespace kubex::webhook {
 

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 
+#include "common/json_projection.h"
 #include "common/log.h"
 #include "kube/runtime/http_endpoints.h"
 #include "webhook/certs.h"

@@ -101,7 +101,7 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
     explicit LendWhileBlocked(State* s) : state(s) {}
     State* state;
     void begin() override { state->add_worker(); }
-    void end() override { ++state->surplus; }
+    void end() override { state->retire_worker(); }
   } lend_while_blocked{this};
 
   void add_worker() {
@@ -112,6 +112,7 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
       st->work();
     }).detach();  // holds the state; stop() waits for it (within its grace)
   }
+  void retire_worker() { ++surplus; }  // the next worker that finishes a request ends
 
   ~State() {
     for (int fd : {listen_fd, epfd, wake_fd}) {
@@ -438,7 +439,7 @@ void TlsServer::add_worker() {
 }
 
 void TlsServer::retire_worker() {
-  ++st_->surplus;
+  st_->retire_worker();
 }
 
 void TlsServer::stop(std::chrono::milliseconds grace) {
