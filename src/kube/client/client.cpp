@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "common/file_io.h"
+#include "common/http_reuse.h"
+#include "common/httplib_socket.h"
 #include "common/x509.h"
 
 namespace kubex::kube {
@@ -118,7 +120,7 @@ struct Client::Impl {
   common::EvpKeyPtr key;
   RateLimiter limiter;
   std::mutex pool_mu;
-  std::vector<std::unique_ptr<httplib::ClientImpl>> idle;
+  common::IdlePool<httplib::ClientImpl> idle;
   std::mutex token_mu;
   std::string token;
   SteadyClock::time_point token_read{};
@@ -126,7 +128,11 @@ struct Client::Impl {
   std::mt19937_64 rng{std::random_device{}()};
   std::mutex rng_mu;
 
-  Impl(ConnectionConfig c, ClientOptions o) : config(std::move(c)), options(std::move(o)), limiter(options.qps, options.burst) {}
+  Impl(ConnectionConfig c, ClientOptions o)
+      : config(std::move(c)),
+        options(std::move(o)),
+        limiter(options.qps, options.burst),
+        idle(16, options.idle_connection_timeout) {}
 
   std::string bearer() {
     if (config.token_file.empty()) return config.token;
@@ -173,21 +179,23 @@ struct Client::Impl {
     return c;
   }
 
-  std::unique_ptr<httplib::ClientImpl> borrow() {
+  // A pooled connection (reused = true) that is still fit for reuse, else a new one (common/http_reuse.h).
+  struct Borrowed {
+    std::shared_ptr<httplib::ClientImpl> client;
+    bool reused = false;
+  };
+  Borrowed borrow() {
     {
       std::lock_guard lk(pool_mu);
-      if (!idle.empty()) {
-        auto c = std::move(idle.back());
-        idle.pop_back();
-        return c;
-      }
+      auto open = [](const httplib::ClientImpl& c) { return common::idle_connection_open(common::HttplibSocket::fd(c)); };
+      if (auto c = idle.take(SteadyClock::now(), open)) return {std::move(c), true};
     }
-    return make_client();
+    return {make_client(), false};
   }
 
-  void give_back(std::unique_ptr<httplib::ClientImpl> c) {
+  void give_back(std::shared_ptr<httplib::ClientImpl> c) {
     std::lock_guard lk(pool_mu);
-    if (idle.size() < 16) idle.push_back(std::move(c));
+    idle.put(std::move(c), SteadyClock::now());
   }
 
   httplib::Headers headers(const std::string& accept) {
@@ -211,9 +219,10 @@ struct Client::Impl {
 
   KResult<Raw> send(const std::string& method, const std::string& path, const std::string& body,
                     const std::string& content_type) {
+    bool fresh_only = false;  // a reused connection failed: the request goes once more on a new one
     for (int attempt = 0;; ++attempt) {
       limiter.acquire();
-      auto cli = borrow();
+      auto [cli, reused] = fresh_only ? Borrowed{make_client(), false} : borrow();
       httplib::Request req;
       req.method = method;
       req.path = path;
@@ -226,6 +235,13 @@ struct Client::Impl {
       httplib::Error err = httplib::Error::Success;
       bool ok = cli->send(req, res, err);
       if (!ok) {
+        // The server closed a kept-alive connection as this request went out: not a failure of the
+        // request, as long as sending it again is safe (common/http_reuse.h, like Go's Transport).
+        if (reused && common::resend_on_fresh_connection(method, err != httplib::Error::Write)) {
+          fresh_only = true;
+          --attempt;
+          continue;
+        }
         observe(method, "error");
         std::string msg = httplib::to_string(err);
         if (err == httplib::Error::Connection) msg += " (cannot connect to " + host + ":" + std::to_string(port) + ")";

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "common/http_reuse.h"
 #include "common/result.h"
 #include "kube/client/kubeconfig.h"
 
@@ -50,6 +51,9 @@ struct ClientOptions {
   std::chrono::milliseconds backoff_base{100};
   std::chrono::milliseconds backoff_cap{10000};
   std::string user_agent = "kubex/0.1";
+  // A kept-alive connection unused for longer is not reused (common/http_reuse.h): below the idle timeout of
+  // the API servers this client talks to (kubex-sim 10 s, kube-apiserver 90 s).
+  std::chrono::milliseconds idle_connection_timeout{common::kIdleConnectionTimeout};
 };
 
 enum class PatchKind { kMerge, kJson, kStrategic };
