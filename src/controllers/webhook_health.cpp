@@ -87,15 +87,29 @@ decide::WebhookProbeResult WebhookHealthController::probe(const api::GlobalConfi
   json pod = build_probe_pod(spec, options_.ns, common::random_alnum(5), options_.default_image);
   std::string where = options_.ns + "/" + pod["metadata"]["name"].get<std::string>();
   decide::WebhookProbeResult r;
+  decide::ProbeObservation o;
+  o.pod = where;
+  o.api_timeout = options_.api_timeout;
+  auto started = std::chrono::steady_clock::now();
   auto admitted = probes_->dry_run_create_pod(options_.ns, pod);
   if (!admitted) {
     const kube::ApiStatus& e = admitted.error();
-    const char* what = e.transport() && e.reason == "Timeout" ? " timed out: " : " failed: ";
-    r.error = "the dry-run create of probe pod " + where + what + e.str();
-    return r;
+    o.api_failed = true;
+    o.api_code = e.code;
+    o.api_reason = e.reason;
+    o.api_message = e.message;
+  } else {
+    auto missing = missing_probe_markers(*admitted, options_.early_enabled);
+    o.missing_early = missing.early;
+    o.missing_late = missing.late;
+    if (missing.any() && options_.witness) {
+      auto seen = options_.witness->sighting(pod["metadata"]["name"].get<std::string>(), started);
+      o.seen_early = seen.early;
+      o.seen_late = seen.late;
+      o.tls_failure = seen.tls_failure;
+    }
   }
-  r.error = check_probe_markers(*admitted, options_.early_enabled);
-  if (!r.error.empty()) r.error = "probe pod " + where + ": " + r.error;
+  r.error = decide::probe_failure_message(o);
   r.success = r.error.empty();
   return r;
 }

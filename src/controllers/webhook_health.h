@@ -35,6 +35,9 @@ struct WebhookHealthOptions {
   common::Duration min_interval = std::chrono::seconds(1);  // floor for an invalid transitionCheckInterval
   const common::Clock* clock = nullptr;                     // default: the real clock
   kube::Metrics* metrics = nullptr;  // controller_runtime_* {controller="globalconfiguration"}
+  // What the engine's webhook server saw of each probe (names the cause of a failure); may be null.
+  std::shared_ptr<const WebhookProbeWitness> witness;
+  std::string api_timeout = "15s";  // the probe client's request timeout, for messages
 };
 
 class WebhookHealthController final : public kube::Runnable {

@@ -61,7 +61,7 @@ json build_probe_pod(const api::GlobalConfigSpec& spec, const std::string& ns, c
       {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", std::move(meta)}, {"spec", std::move(pod_spec)}};
 }
 
-std::string check_probe_markers(const json& admitted, bool early_enabled) {
+MissingMarkers missing_probe_markers(const json& admitted, bool early_enabled) {
   const json* annotations = nullptr;
   if (admitted.is_object() && admitted.contains("metadata") && admitted["metadata"].is_object()) {
     const json& meta = admitted["metadata"];
@@ -72,13 +72,7 @@ std::string check_probe_markers(const json& admitted, bool early_enabled) {
     auto it = annotations->find(key);
     return it != annotations->end() && it->is_string() && it->get<std::string>() == "ok";
   };
-  std::string missing;
-  if (early_enabled && !marked(api::keys::kProbeEarly)) missing = std::string(api::keys::kProbeEarly);
-  if (!marked(api::keys::kProbeLate))
-    missing += (missing.empty() ? "" : ", ") + std::string(api::keys::kProbeLate);
-  if (missing.empty()) return "";
-  return "the admitted probe pod lacks " + missing +
-         ": the pod admission webhook did not run (failurePolicy Ignore let the pod through)";
+  return {early_enabled && !marked(api::keys::kProbeEarly), !marked(api::keys::kProbeLate)};
 }
 
 std::shared_ptr<WebhookProbeApi> client_webhook_probe_api(std::shared_ptr<kube::Client> client) {

@@ -2,6 +2,7 @@
 // spec.webhookProbe, the check of what the API server returned, and the server-side dry-run CREATE.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -26,9 +27,13 @@ nlohmann::json build_probe_pod(const api::GlobalConfigSpec& spec, const std::str
                                const std::string& suffix,
                                const std::string& default_image = kDefaultProbeImage);
 
-// WHH-2: "" when `admitted` (the object the dry-run CREATE returned) carries probe-<pass>: "ok" for every
-// enabled pass (late always, early when `early_enabled`), else why not.
-std::string check_probe_markers(const nlohmann::json& admitted, bool early_enabled);
+// WHH-2: which markers `admitted` (the object the dry-run CREATE returned) lacks of the enabled passes: the
+// late one always, the early one when `early_enabled`. A marker counts when it is probe-<pass>: "ok".
+struct MissingMarkers {
+  bool early = false, late = false;
+  bool any() const { return early || late; }
+};
+MissingMarkers missing_probe_markers(const nlohmann::json& admitted, bool early_enabled);
 
 // The dry-run CREATE (a kube::Client in production, a fake in tests).
 class WebhookProbeApi {
@@ -37,6 +42,19 @@ class WebhookProbeApi {
   // POST /api/v1/namespaces/<ns>/pods?dryRun=All; the object as admitted.
   virtual kube::KResult<nlohmann::json> dry_run_create_pod(const std::string& ns,
                                                            const nlohmann::json& pod) = 0;
+};
+
+// What the engine's own webhook server saw of a probe pod (WHH-2 failure messages): which passes of the pod
+// admission handler received its review, and a TLS handshake that failed on the webhook listener since
+// `since`. Implemented over webhook::ProbeWitness by the engine's wiring; tests use a fake.
+struct ProbeSighting {
+  bool early = false, late = false;
+  std::string tls_failure;
+};
+class WebhookProbeWitness {
+ public:
+  virtual ~WebhookProbeWitness() = default;
+  virtual ProbeSighting sighting(const std::string& pod_name, std::chrono::steady_clock::time_point since) const = 0;
 };
 
 // `client` should have a bounded timeout and no retries: a slow or failing API call is a failed probe.

@@ -89,6 +89,8 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   o.early_enabled = state.options.early_webhook_enabled;
   o.default_image = state.options.webhook_probe_image;
   o.metrics = &state.manager.metrics();
+  o.witness = state.probe_witness;
+  o.api_timeout = std::to_string(co.timeout.count() / 1000) + "s";
   return std::make_shared<controllers::WebhookHealthController>(controllers::client_webhook_probe_api(client),
                                                                 gc.status, gc.get, &state.manager.events(),
                                                                 std::move(signal), o);

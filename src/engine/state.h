@@ -14,6 +14,10 @@ class Client;
 class Manager;
 }  // namespace kubex::kube
 
+namespace kubex::controllers {
+class WebhookProbeWitness;
+}
+
 namespace kubex::engine {
 
 class Inventory;
@@ -27,6 +31,8 @@ struct EngineState {
   const Caches& caches;
   Inventory& inventory;
   const OwnerResolver& owners;
+  // What the webhook server saw of the health probes (names a failed probe's cause, WHH-2).
+  std::shared_ptr<const controllers::WebhookProbeWitness> probe_witness;
 };
 
 }  // namespace kubex::engine

@@ -8,6 +8,7 @@
 #include "api/keys.h"
 #include "api/views.h"
 #include "common/log.h"
+#include "controllers/webhook_probe.h"
 #include "controllers/workloads.h"
 #include "engine/caches.h"
 #include "engine/inventory.h"
@@ -19,6 +20,7 @@
 #include "webhook/certs.h"
 #include "webhook/cr_validation.h"
 #include "webhook/pod_admission.h"
+#include "webhook/probe_witness.h"
 #include "webhook/registrar.h"
 #include "webhook/server.h"
 
@@ -47,6 +49,7 @@ void install_pod_mutation(const WebhookContext& ctx) {
   deps.catalog = [inventory] { return inventory->catalog(); };
   kube::Manager* manager = &ctx.manager;
   deps.synced = [manager] { return manager->caches_synced(); };
+  deps.probe_witness = &ctx.probe_witness;
   deps.owner = [owners](const std::string& ns, const nlohmann::json& pod, common::Duration timeout) {
     webhook::PodOwner out;
     std::vector<api::OwnerRef> refs;
@@ -127,6 +130,7 @@ struct EngineWebhooks::Impl {
   std::optional<std::string> ca_bundle_pem;
   std::unique_ptr<webhook::Server> server;
   std::unique_ptr<webhook::Registrar> registrar;
+  std::shared_ptr<webhook::ProbeWitness> witness = std::make_shared<webhook::ProbeWitness>();
   bool register_webhooks = false, self_signed = false, early = false;
   common::Logger log{"engine.webhooks"};
 };
@@ -190,15 +194,37 @@ common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
   }
   webhook::ServerOptions so;
   so.bind_address = o.webhook_bind;
+  so.on_tls_failure = [witness = impl->witness](const std::string& error) { witness->saw_tls_failure(error); };
   impl->server = std::make_unique<webhook::Server>(so, impl->certificate);
   impl->server->set_observer(impl->metrics->observer());
-  WebhookContext ctx{*impl->server, manager, caches, inventory, owners, o, ns};
+  WebhookContext ctx{*impl->server, manager, caches, inventory, owners, o, ns, *impl->witness};
   for (const auto& install : builtin_installers()) install(ctx);
   for (const auto& install : o.webhook_installers) {
     if (install) install(ctx);
   }
   if (auto r = impl->server->start(); !r) return std::unexpected(r.error());
   return std::unique_ptr<EngineWebhooks>(new EngineWebhooks(std::move(impl)));
+}
+
+namespace {
+
+// The probe controller's view of webhook::ProbeWitness (controllers do not include webhook/).
+class ProbeWitnessView final : public controllers::WebhookProbeWitness {
+ public:
+  explicit ProbeWitnessView(std::shared_ptr<webhook::ProbeWitness> w) : w_(std::move(w)) {}
+  controllers::ProbeSighting sighting(const std::string& pod, std::chrono::steady_clock::time_point since) const override {
+    auto s = w_->sighting(pod, since);
+    return {s.early, s.late, std::move(s.tls_failure)};
+  }
+
+ private:
+  std::shared_ptr<webhook::ProbeWitness> w_;
+};
+
+}  // namespace
+
+std::shared_ptr<const controllers::WebhookProbeWitness> EngineWebhooks::probe_witness() const {
+  return std::make_shared<ProbeWitnessView>(impl_->witness);
 }
 
 bool EngineWebhooks::serving() const {

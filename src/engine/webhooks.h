@@ -22,6 +22,13 @@ namespace kubex::webhook {
 class Server;
 }
 
+namespace kubex::controllers {
+class WebhookProbeWitness;
+}
+namespace kubex::webhook {
+class ProbeWitness;
+}
+
 namespace kubex::engine {
 
 struct Caches;
@@ -37,6 +44,7 @@ struct WebhookContext {
   const OwnerResolver& owners;
   const EngineOptions& options;
   const std::string& ns;  // the engine namespace
+  webhook::ProbeWitness& probe_witness;
 };
 
 // ENG-3 flag combinations that cannot work; "" when they are fine.
@@ -59,6 +67,9 @@ class EngineWebhooks {
   // retrying on API errors. Call once the API server answered.
   void start_registration(std::shared_ptr<kube::Client> client);
   void stop();
+  // What the webhook server saw of the health probes (WHH-2 messages); valid while this object lives, also
+  // when nothing is served (then it saw nothing).
+  std::shared_ptr<const controllers::WebhookProbeWitness> probe_witness() const;
 
  private:
   struct Impl;

@@ -7,6 +7,7 @@
 #include "common/blocking.h"
 #include "common/json_projection.h"
 #include "decide/policy/scope.h"
+#include "webhook/probe_witness.h"
 
 namespace kubex::webhook {
 
@@ -87,6 +88,9 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
   // The owner and namespace are read only when the decision goes past the cheap exits (ADM-3 3-5): probe
   // pods, disabled automation and protected namespaces never wait for an owner lookup.
   bool probe = is_probe(pod);
+  if (probe && deps_.probe_witness && pod.contains("metadata") && pod["metadata"].is_object()) {
+    deps_.probe_witness->saw_probe(pod["metadata"].value("name", ""), pass == decide::Pass::kEarly);
+  }
   bool needs_owner = !probe && global.automation_enabled &&
                      !decide::policy::namespace_protected(in.ns, global.protected_namespace_patterns);
   if (needs_owner) {

@@ -24,6 +24,8 @@
 
 namespace kubex::webhook {
 
+class ProbeWitness;
+
 // The owner of a pod as the caches (or the API server) gave it (SEL-1, SEL-2).
 struct PodOwner {
   bool unknown = false;
@@ -45,6 +47,7 @@ struct PodAdmissionDeps {
   kube::EventRecorder* events = nullptr;  // may be null
   const common::Clock* clock = nullptr;   // default: the real clock
   bool dry_run = false;                   // engine --dry-run (ADM-15)
+  ProbeWitness* probe_witness = nullptr;  // records the probe reviews received (WHH-2 messages); may be null
 };
 
 class PodAdmission {

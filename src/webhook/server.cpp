@@ -336,6 +336,7 @@ common::Result<void> Server::start() {
   to.idle_timeout_seconds = impl->options.keep_alive_timeout_seconds;
   to.max_requests_per_connection = std::max(1, impl->options.keep_alive_max_count);
   to.limits.max_body_bytes = impl->options.max_body_bytes;
+  to.on_tls_failure = impl->options.on_tls_failure;
   std::weak_ptr<Impl> weak = impl_;
   auto setup = [cert = impl->certificate](ssl_ctx_st* ctx) -> common::Result<void> {
     auto r = cert->install(ctx);

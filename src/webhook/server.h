@@ -57,12 +57,17 @@ struct ServerOptions {
   // that, new ones wait).
   int threads = 0;
   int max_connections = 1024;
-  int keep_alive_timeout_seconds = 5;
+  // An idle kept-alive connection is closed after this long. The API server keeps its webhook connections
+  // alive between calls (the probe calls every 10 s): like kube-apiserver's and Go's servers, well above that.
+  int keep_alive_timeout_seconds = 90;
   int keep_alive_max_count = 1000;
   std::size_t max_body_bytes = 16u << 20;
   // Handlers still running after their deadline. Past this many, requests are answered as internal errors
   // at once instead of running another handler.
   int max_overrun_handlers = 32;
+  // Called with OpenSSL's reason when a client's TLS handshake fails with a protocol error (an API server
+  // that does not trust the serving certificate aborts with an alert); may be empty.
+  std::function<void(const std::string& error)> on_tls_failure;
 };
 
 // One serving thread per CPU this process may run on (its affinity mask, and the cgroup's CPU quota when

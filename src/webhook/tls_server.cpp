@@ -204,6 +204,12 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
           if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
             arm(c, e == SSL_ERROR_WANT_READ ? EPOLLIN : EPOLLOUT);
           } else {
+            if (e == SSL_ERROR_SSL && options.on_tls_failure) {
+              char why[256];
+              ERR_error_string_n(ERR_peek_last_error(), why, sizeof why);
+              const char* reason = ERR_reason_error_string(ERR_peek_last_error());
+              options.on_tls_failure(reason ? reason : why);
+            }
             close_conn(c);
           }
           return;

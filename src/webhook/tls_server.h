@@ -29,10 +29,13 @@ namespace kubex::webhook {
 struct TlsServerOptions {
   int workers = 4;                         // threads serving connections (more are added by add_worker())
   int max_connections = 1024;              // beyond: new connections wait in the listen backlog
-  int idle_timeout_seconds = 5;            // a kept-alive connection with no request for this long is closed
+  int idle_timeout_seconds = 90;           // a kept-alive connection with no request for this long is closed
   int read_timeout_seconds = 15;           // a started request (or TLS handshake) must arrive within this
   int max_requests_per_connection = 1000;  // the last answer says `Connection: close`
   http1::Limits limits;
+  // A handshake that failed with a TLS protocol error (not a plain disconnect): OpenSSL's reason, e.g.
+  // "tlsv1 alert unknown ca" when the client does not trust the certificate. Called on a worker thread.
+  std::function<void(const std::string& error)> on_tls_failure;
 };
 
 // The answer to one request. The first send() wins (true); later ones do nothing (false). Thread-safe.

@@ -7,6 +7,8 @@
 
 #include "common/base64.h"
 #include "common/hash.h"
+#include "common/http_reuse.h"
+#include "common/httplib_socket.h"
 #include "common/label_selector.h"
 #include "common/x509.h"
 #include "sim/apiserver/api_server.h"
@@ -198,37 +200,53 @@ std::expected<json, std::string> Admission::call(const Hook& h, const json& revi
             std::to_string(timeout) + "s";
   ep.key = ep.host + ":" + std::to_string(ep.port) + "|" + ep.connect_addr + "|" + common::sha256_hex(ep.ca_bundle);
 
+  auto open = [](const httplib::ClientImpl& c) { return common::idle_connection_open(common::HttplibSocket::fd(c)); };
   std::shared_ptr<httplib::SSLClient> client;
   {
     std::lock_guard lk(pool_mu_);
-    auto& idle = pool_[ep.key];
-    if (!idle.empty()) {
-      client = std::static_pointer_cast<httplib::SSLClient>(idle.back());
-      idle.pop_back();
-    }
+    client = pool_[ep.key].take(std::chrono::steady_clock::now(), open);
   }
-  if (!client) {
-    client = std::make_shared<httplib::SSLClient>(ep.host, ep.port);
-    if (!ep.connect_addr.empty()) client->set_hostname_addr_map({{ep.host, ep.connect_addr}});
-    client->enable_server_certificate_verification(true);
+  bool reused = client != nullptr;
+  auto connect = [&]() -> std::expected<std::shared_ptr<httplib::SSLClient>, std::string> {
+    auto c = std::make_shared<httplib::SSLClient>(ep.host, ep.port);
+    if (!ep.connect_addr.empty()) c->set_hostname_addr_map({{ep.host, ep.connect_addr}});
+    c->enable_server_certificate_verification(true);
     if (!ep.ca_bundle.empty()) {
       auto pem = common::base64_decode(ep.ca_bundle);
       if (!pem) return std::unexpected("invalid caBundle: " + pem.error().str());
       auto store = common::make_store(*pem);
       if (!store) return std::unexpected("invalid caBundle: " + store.error().str());
-      client->set_ca_cert_store(store->release());
+      c->set_ca_cert_store(store->release());
     } else {
-      client->set_ca_cert_path("/etc/ssl/certs/ca-certificates.crt");
+      c->set_ca_cert_path("/etc/ssl/certs/ca-certificates.crt");
     }
-    client->set_keep_alive(true);
-    client->set_tcp_nodelay(true);
+    c->set_keep_alive(true);
+    c->set_tcp_nodelay(true);
+    return c;
+  };
+  if (!client) {
+    auto c = connect();
+    if (!c) return std::unexpected(c.error());
+    client = std::move(*c);
   }
-  client->set_connection_timeout(timeout, 0);
-  client->set_read_timeout(timeout, 0);
-  client->set_write_timeout(timeout, 0);
   std::string path = ep.path + (ep.path.find('?') == std::string::npos ? "?" : "&") + "timeout=" +
                      std::to_string(timeout) + "s";
-  auto res = client->Post(path, review.dump(), "application/json");
+  std::string request_body = review.dump();
+  auto post = [&](httplib::SSLClient& c) {
+    c.set_connection_timeout(timeout, 0);
+    c.set_read_timeout(timeout, 0);
+    c.set_write_timeout(timeout, 0);
+    return c.Post(path, request_body, "application/json");
+  };
+  auto res = post(*client);
+  // The webhook server closed the kept-alive connection as the review went out: send it once more on a
+  // new connection when that is safe (not completely written; a POST that was written is not resent).
+  if (!res && reused && common::resend_on_fresh_connection("POST", res.error() != httplib::Error::Write)) {
+    auto c = connect();
+    if (!c) return std::unexpected(c.error());
+    client = std::move(*c);
+    res = post(*client);
+  }
   if (!res) {
     std::string err = httplib::to_string(res.error());
     long verify = client->get_openssl_verify_result();
@@ -237,8 +255,7 @@ std::expected<json, std::string> Admission::call(const Hook& h, const json& revi
   }
   {
     std::lock_guard lk(pool_mu_);
-    auto& idle = pool_[ep.key];
-    if (idle.size() < 16) idle.push_back(client);
+    pool_[ep.key].put(client, std::chrono::steady_clock::now());
   }
   if (res->status != 200) {
     return std::unexpected("received unexpected HTTP status " + std::to_string(res->status) + ": " +

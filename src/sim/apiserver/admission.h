@@ -12,10 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "common/http_reuse.h"
 #include "common/log.h"
 #include "sim/apiserver/api_error.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/apiserver/resource.h"
+
+namespace httplib {
+class SSLClient;
+}
 
 namespace kubex::sim {
 
@@ -51,7 +56,9 @@ class Admission {
 
   ApiServer& server_;
   std::mutex pool_mu_;
-  std::map<std::string, std::vector<std::shared_ptr<void>>> pool_;  // idle clients per endpoint
+  // Idle webhook connections per endpoint (common/http_reuse.h: dropped before the webhook server's idle
+  // timeout, or when the server has closed them).
+  std::map<std::string, common::IdlePool<httplib::SSLClient>> pool_;
   common::Logger log_{"kubex-sim.admission"};
 };
 

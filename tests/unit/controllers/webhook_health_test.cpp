@@ -32,8 +32,22 @@ class FakeProbeApi final : public WebhookProbeApi {
   }
 };
 
+// What the engine's webhook server "saw" of each probe pod: `seen_*` passes received its review, and a TLS
+// handshake failure.
+class FakeWitness final : public WebhookProbeWitness {
+ public:
+  bool seen_early = false, seen_late = false;
+  std::string tls_failure;
+  mutable std::vector<std::string> asked;
+  ProbeSighting sighting(const std::string& pod, std::chrono::steady_clock::time_point) const override {
+    asked.push_back(pod);
+    return {seen_early, seen_late, tls_failure};
+  }
+};
+
 struct Fixture {
   common::FakeClock clock{kT0};
+  std::shared_ptr<FakeWitness> witness = std::make_shared<FakeWitness>();
   std::shared_ptr<FakeProbeApi> api = std::make_shared<FakeProbeApi>();
   std::shared_ptr<FakeStatus> status = std::make_shared<FakeStatus>();
   std::shared_ptr<WebhookHealthSignal> signal = std::make_shared<WebhookHealthSignal>();
@@ -48,6 +62,7 @@ struct Fixture {
     o.ns = "kubex";
     o.early_enabled = early_enabled;
     o.clock = &clock;
+    o.witness = witness;
     ctrl = std::make_unique<WebhookHealthController>(api, status, gc.getter(), recorder.get(), signal, o);
   }
   kube::ReconcileResult probe() {
@@ -156,19 +171,76 @@ TEST(WebhookHealthController, EarlyMarkerRequiredOnlyWhenEarlyIsEnabled) {  // W
   EXPECT_EQ(f.condition(), "False/ProbeFailed");
 }
 
-TEST(WebhookHealthController, ApiErrorsAndTimeoutsAreFailures) {  // WHH-2
+// WHH-2 / issue 12 item 2: the message names the cause an operator acts on, never a misleading one.
+TEST(WebhookHealthController, ApiErrorsAndTimeoutsAreFailuresNamedByCause) {
   Fixture f(true, {{"webhookHealth", {{"failureThreshold", 1}}}});
+  auto message = [&] { return (*f.status->condition("PodAdmissionWebhookHealthy"))["message"].get<std::string>(); };
   f.api->error = kube::ApiStatus{403, "Forbidden", "pods is forbidden: violates PodSecurity \"restricted\""};
   f.probe();
   EXPECT_EQ(f.condition(), "False/ProbeFailed");
-  std::string msg = (*f.status->condition("PodAdmissionWebhookHealthy"))["message"];
-  EXPECT_NE(msg.find("violates PodSecurity"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("failed"), std::string::npos) << msg;
-  f.api->error = kube::ApiStatus{0, "Timeout", "read timeout"};
+  std::string msg = message();
+  EXPECT_NE(msg.find("API refusal: the API server refused the dry-run create (403 Forbidden): pods is forbidden: "
+                     "violates PodSecurity"),
+            std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.rfind("probe pod kubex/kubex-webhook-probe-", 0), 0u) << msg;
+
+  f.api->error = kube::ApiStatus{0, "Timeout", "POST https://api/api/v1/namespaces/kubex/pods: Read"};
   f.probe();
-  msg = (*f.status->condition("PodAdmissionWebhookHealthy"))["message"];
-  EXPECT_NE(msg.find("timed out"), std::string::npos) << msg;
-  EXPECT_EQ(f.events.size(), 1u);
+  msg = message();
+  EXPECT_NE(msg.find("timeout: the API server did not answer the dry-run create within 15s"), std::string::npos) << msg;
+
+  // A transport error between the engine and the API server is a connection problem, not Pod Security.
+  f.api->error = kube::ApiStatus{0, "Transport", "POST https://api/api/v1/namespaces/kubex/pods: Write"};
+  f.probe();
+  msg = message();
+  EXPECT_NE(msg.find("connection: the engine cannot reach the API server (POST https://api/"), std::string::npos)
+      << msg;
+  EXPECT_EQ(msg.find("refused"), std::string::npos) << msg;
+
+  f.api->error = kube::ApiStatus{0, "Transport", "POST https://api/: SSL server verification failed: x509: unknown ca"};
+  f.probe();
+  EXPECT_NE(message().find("TLS: the engine could not verify the API server"), std::string::npos) << message();
+  EXPECT_EQ(f.events.size(), 1u);  // only the transition to False is an event
+}
+
+TEST(WebhookHealthController, MissingMarkerSaysWhetherTheWebhookWasCalled) {  // WHH-2
+  Fixture f(true, {{"webhookHealth", {{"failureThreshold", 1}}}});
+  auto message = [&] { return (*f.status->condition("PodAdmissionWebhookHealthy"))["message"].get<std::string>(); };
+  f.api->early = f.api->late = false;
+
+  // The engine's webhook never received the review: the API server did not call it.
+  f.probe();
+  std::string msg = message();
+  EXPECT_NE(msg.find("lacks automation-webhook.kubex.ai/probe-early, automation-webhook.kubex.ai/probe-late: "
+                     "connection: the API server did not call the engine's webhook"),
+            std::string::npos)
+      << msg;
+  ASSERT_EQ(f.witness->asked.size(), 1u);
+  EXPECT_EQ(f.witness->asked[0], f.api->sent.back()["metadata"]["name"]);  // asked about this probe's pod
+
+  // ... and a handshake failed on the webhook listener meanwhile: a TLS problem (caBundle).
+  f.witness->tls_failure = "tlsv1 alert unknown ca";
+  f.probe();
+  msg = message();
+  EXPECT_NE(msg.find("TLS: the API server's TLS handshake with the webhook failed (tlsv1 alert unknown ca)"),
+            std::string::npos)
+      << msg;
+
+  // The webhook answered both passes, yet the markers are missing: its answer came too late.
+  f.witness->tls_failure.clear();
+  f.witness->seen_early = f.witness->seen_late = true;
+  f.probe();
+  msg = message();
+  EXPECT_NE(msg.find("timeout: the engine's webhook answered the review, but the API server did not apply the answer"),
+            std::string::npos)
+      << msg;
+
+  // Success: the witness is not asked.
+  f.api->early = f.api->late = true;
+  std::size_t asked = f.witness->asked.size();
+  f.probe();
+  EXPECT_EQ(f.witness->asked.size(), asked);
 }
 
 TEST(WebhookHealthController, SettingsAreReadLiveFromGlobalConfig) {  // WHH-1, HLM-3

@@ -72,7 +72,7 @@ TEST(ProbePod, TemplateCannotForgeTheMarkersOrDropTheProbeKey) {  // WHH-1, WHH-
   json pod = build_probe_pod(spec, "kubex", "zzzzz");
   EXPECT_EQ(pod["metadata"]["annotations"], json({{"rightsizing.kubex.ai/webhook-probe", "true"}}));
   // A pod the webhook never saw fails the check, whatever the template said.
-  EXPECT_FALSE(check_probe_markers(pod, false).empty());
+  EXPECT_TRUE(missing_probe_markers(pod, false).late);
 }
 
 json admitted(const json& annotations) {
@@ -84,24 +84,23 @@ TEST(ProbeMarkers, EveryEnabledPassMustMark) {  // WHH-2
                {"automation-webhook.kubex.ai/probe-late", "ok"}};
   json late = {{"automation-webhook.kubex.ai/probe-late", "ok"}};
   json early = {{"automation-webhook.kubex.ai/probe-early", "ok"}};
-  EXPECT_EQ(check_probe_markers(admitted(both), true), "");
-  EXPECT_EQ(check_probe_markers(admitted(both), false), "");
-  EXPECT_EQ(check_probe_markers(admitted(late), false), "");  // early disabled: late alone is enough
-
-  std::string e = check_probe_markers(admitted(late), true);
-  EXPECT_NE(e.find("automation-webhook.kubex.ai/probe-early"), std::string::npos) << e;
-  EXPECT_EQ(e.find("probe-late"), std::string::npos) << e;
-  e = check_probe_markers(admitted(early), true);
-  EXPECT_NE(e.find("automation-webhook.kubex.ai/probe-late"), std::string::npos) << e;
-  e = check_probe_markers(admitted(json::object()), true);
-  EXPECT_NE(e.find("probe-early, automation-webhook.kubex.ai/probe-late"), std::string::npos) << e;
+  auto missing = [](const json& pod, bool early_enabled) {
+    auto m = missing_probe_markers(pod, early_enabled);
+    return std::string(m.early ? "early" : "") + (m.late ? "late" : "");
+  };
+  EXPECT_EQ(missing(admitted(both), true), "");
+  EXPECT_EQ(missing(admitted(both), false), "");
+  EXPECT_EQ(missing(admitted(late), false), "");  // early disabled: late alone is enough
+  EXPECT_EQ(missing(admitted(late), true), "early");
+  EXPECT_EQ(missing(admitted(early), true), "late");
+  EXPECT_EQ(missing(admitted(json::object()), true), "earlylate");
 
   // Only the value "ok" counts; odd shapes are failures, never crashes.
-  EXPECT_NE(check_probe_markers(admitted({{"automation-webhook.kubex.ai/probe-late", "OK"}}), false), "");
-  EXPECT_NE(check_probe_markers(admitted({{"automation-webhook.kubex.ai/probe-late", true}}), false), "");
-  EXPECT_NE(check_probe_markers(json::object(), false), "");
-  EXPECT_NE(check_probe_markers(json("text"), false), "");
-  EXPECT_NE(check_probe_markers(json({{"metadata", {{"annotations", "x"}}}}), false), "");
+  EXPECT_EQ(missing(admitted({{"automation-webhook.kubex.ai/probe-late", "OK"}}), false), "late");
+  EXPECT_EQ(missing(admitted({{"automation-webhook.kubex.ai/probe-late", true}}), false), "late");
+  EXPECT_EQ(missing(json::object(), false), "late");
+  EXPECT_EQ(missing(json("text"), false), "late");
+  EXPECT_EQ(missing(json({{"metadata", {{"annotations", "x"}}}}), false), "late");
 }
 
 }  // namespace
