@@ -1,6 +1,7 @@
 #include "decide/pod_mutation.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "api/keys.h"
@@ -255,7 +256,7 @@ AdmissionDecision Decider::finish(AdmissionResult result) {
   out_.result = result;
   out_.summary.result = result;
   out_.summary.applied_filters = out_.constraints.reasons();
-  out_.summary.text = summary_text(out_.summary.changes);
+  out_.summary.text = summary_text(out_.summary.changes, out_.summary.edits);
   static const json kNoPod;
   const json& original = original_ ? *original_ : kNoPod;
   if (pod_.is_object()) drop_created_empty_maps(pod_, original);
@@ -265,17 +266,34 @@ AdmissionDecision Decider::finish(AdmissionResult result) {
   return std::move(out_);
 }
 
+// Records an edit when it writes a value the pod did not have (OBS-4 changes[], ADM-16).
+void record_edit(std::vector<Edit>& edits, EditTarget target, std::string container,
+                 std::optional<std::string> from, const std::string& to) {
+  if (from == to) return;
+  edits.push_back({target, std::move(container), std::move(from), to});
+}
+
+std::optional<std::string> optional_string(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
 void Decider::apply_kai_extras(const api::StrategySpec& strategy) {
+  record_edit(out_.summary.edits, EditTarget::kScheduler, "", optional_string(pod_["spec"], "schedulerName"),
+              global().kai_scheduler_name);
   pod_["spec"]["schedulerName"] = global().kai_scheduler_name;
   const auto pod_labels = string_map(pod_, "labels");
-  const bool pod_has_queue = pod_labels.count(keys::kKaiQueueLabel) > 0;
+  const auto label = pod_labels.find(keys::kKaiQueueLabel);
+  const bool pod_has_queue = label != pod_labels.end();
   const bool owner_has_queue = in_.workload->labels.count(keys::kKaiQueueLabel) > 0;
-  if (!pod_has_queue && !owner_has_queue) {
+  const bool write =
+      (!pod_has_queue && !owner_has_queue) || (pod_has_queue && strategy.set_queue_when_specified);
+  if (write) {
+    record_edit(out_.summary.edits, EditTarget::kQueue, "",
+                pod_has_queue ? std::optional<std::string>(label->second) : std::nullopt, strategy.kai_queue);
     metadata_map(pod_, "labels")[keys::kKaiQueueLabel] = strategy.kai_queue;
-  } else if (pod_has_queue) {
-    if (strategy.set_queue_when_specified)
-      metadata_map(pod_, "labels")[keys::kKaiQueueLabel] = strategy.kai_queue;
-  } else if (strategy.set_queue_when_specified) {
+  } else if (!pod_has_queue && strategy.set_queue_when_specified) {
     out_.constraints.add_pod(reason::kQueueOverriddenByOwner);
   }
 }
@@ -299,6 +317,8 @@ void Decider::apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu,
     return;
   }
   if (!rw.changed) return;
+  out_.summary.edits.push_back(
+      {EditTarget::kVllmGpuMemoryUtilization, c.name, rw.previous, format_gpu(value)});
   write_string_list(cj, "command", rw.command);
   write_string_list(cj, "args", rw.args);
 }
@@ -470,13 +490,14 @@ AdmissionDecision Decider::run() {
   }
   if (pod_ != *original_) {
     mirror(match, desired, targets);
-    if (!out_.summary.changes.empty()) {  // ADM-16
+    if (!out_.summary.changes.empty() || !out_.summary.edits.empty()) {  // ADM-16
       json& annotations = metadata_map(pod_, "annotations");
       const std::string existing = pod_annotations.count(keys::kPodRightsizingInfo)
                                        ? pod_annotations.at(keys::kPodRightsizingInfo)
                                        : std::string();
       annotations[keys::kPodRightsizingInfo] =
-          rightsizing_info_json(out_.summary.mode, out_.summary.strategy, out_.summary.changes, existing);
+          rightsizing_info_json(out_.summary.mode, out_.summary.strategy, out_.summary.changes,
+                                out_.summary.edits, existing);
     }
   }
   return finish(differs_beyond_bookkeeping(pod_, *original_) ? AdmissionResult::kMutated

@@ -61,10 +61,21 @@ const char* result_name(AdmissionResult r) {
   return "SKIPPED";
 }
 
-std::string summary_text(const std::vector<Change>& changes) {
-  if (changes.empty()) return "No rightsizing changes";
-  return "Applied rightsizing requests [" + side(changes, Usage::kRequest) + "] limits [" +
-         side(changes, Usage::kLimit) + "]";
+std::string summary_text(const std::vector<Change>& changes, const std::vector<Edit>& edits) {
+  std::string out = changes.empty() ? std::string("No rightsizing changes")
+                                    : "Applied rightsizing requests [" + side(changes, Usage::kRequest) +
+                                          "] limits [" + side(changes, Usage::kLimit) + "]";
+  std::string kai, vllm;
+  for (const Edit& e : edits) {
+    if (e.target == EditTarget::kVllmGpuMemoryUtilization) {
+      vllm += (vllm.empty() ? "" : " ") + e.container + ":" + e.to;
+    } else {
+      kai += (kai.empty() ? "" : " ") + std::string(edit_resource_name(e.target)) + "=" + e.to;
+    }
+  }
+  if (!kai.empty()) out += "; kai [" + kai + "]";
+  if (!vllm.empty()) out += "; vllm [" + vllm + "]";
+  return out;
 }
 
 // Keys sorted, as nlohmann's dump of the same object orders them.
@@ -82,6 +93,20 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
     append_member(out, R"(,"resource":)", resource_name(c.resource));
     append_member(out, R"(,"to":)", c.to);
     append_member(out, R"(,"usage":)", usage_name(c.usage));
+    out += '}';
+  }
+  for (std::size_t i = 0; i < s.edits.size(); ++i) {
+    const Edit& e = s.edits[i];
+    if (i > 0 || !s.changes.empty()) out += ',';
+    append_member(out, R"({"container":)", e.container);
+    if (e.from) {
+      append_member(out, R"(,"from":)", *e.from);
+    } else {
+      out += R"(,"from":null)";
+    }
+    append_member(out, R"(,"resource":)", edit_resource_name(e.target));
+    append_member(out, R"(,"to":)", e.to);
+    append_member(out, R"(,"usage":)", edit_usage_name(e.target));
     out += '}';
   }
   out += s.dry_run ? R"(],"dryRun":true,"failedChecks":)" : R"(],"dryRun":false,"failedChecks":)";

@@ -1,6 +1,8 @@
 // OBS-4: the fields of the one `rightsizing summary` log line of an admission decision, as data, and the
-// `summary` text: `Applied rightsizing requests [app:[cpu=200m gpu=0.7]] limits [app:[cpu=600m]]`, or
-// `No rightsizing changes`. The caller adds ts/level/logger/msg and writes the line.
+// `summary` text: `Applied rightsizing requests [app:[cpu=200m gpu=0.7]] limits [app:[cpu=600m]]`, then
+// `; kai [scheduler=kai-scheduler queue=q]` and `; vllm [server:0.45]` for the KAI and vLLM edits, or
+// `No rightsizing changes` (followed by those parts when only KAI or vLLM edits happened). The caller adds
+// ts/level/logger/msg and writes the line.
 #pragma once
 
 #include <map>
@@ -24,7 +26,8 @@ struct Summary {
   std::string strategy;                         // "<Kind>/<name>" of the governing strategy
   std::string mode = "none";                    // kai | vanilla | none
   AdmissionResult result = AdmissionResult::kSkipped;
-  std::vector<Change> changes;
+  std::vector<Change> changes;  // gpu, cpu and memory
+  std::vector<Edit> edits;      // scheduler, queue (ADM-13), then vLLM (VLM-4); listed after `changes`
   std::vector<std::string> applied_filters;  // the constraint reasons recorded, sorted
   std::vector<std::string> failed_checks;    // why the decision stopped early (ADM-3 exits, pause, hold)
   bool dry_run = false;
@@ -33,11 +36,13 @@ struct Summary {
 
 // Requests list every change of usage "request" (GPU included, with its clamped desired value), limits the
 // "limit" ones; containers in the order of `changes`, resources sorted by name within a container; an
-// empty side reads "none".
-std::string summary_text(const std::vector<Change>& changes);
+// empty side reads "none". No change gives "No rightsizing changes". Then, when there are edits,
+// `; kai [scheduler=<s> queue=<q>]` (only the ones edited) and `; vllm [<c>:<v> …]`.
+std::string summary_text(const std::vector<Change>& changes, const std::vector<Edit>& edits = {});
 
 // The OBS-4 fields of `s` written as JSON object members (no braces), keys sorted, with `ignoredSources`
-// (VAL-7) among them when not empty: the per-review log line's fields (common::Logger::log_members), written
+// (VAL-7) among them when not empty; `changes[]` holds `changes` then `edits` (an edit's absent `from` is
+// null): the per-review log line's fields (common::Logger::log_members), written
 // without building a JSON value. The fields: appliedFilters[], changes[], dryRun, failedChecks[], mode,
 // namespace, owner, pass, phase, pod, policies, rightsizingResult, strategy, summary.
 std::string summary_members(const Summary& s, const std::vector<std::string>& ignored_sources = {});

@@ -96,6 +96,7 @@ VllmRewrite rewrite_vllm_args(const std::vector<std::string>& command, const std
   const std::string flag(kGpuMemoryUtilizationFlag);
   const std::string with_value = flag + "=" + std::string(value);
   bool found = false, embedded = false;
+  std::optional<std::string> previous;
   for (std::size_t i = 0; i < items.size(); ++i) {
     Item& it = items[i];
     if (it.deleted) continue;
@@ -112,8 +113,10 @@ VllmRewrite rewrite_vllm_args(const std::vector<std::string>& command, const std
       it.deleted = true;
       if (has_value_item) items[i + 1].deleted = true;
     } else if (equals_form || !has_value_item) {  // (1)
+      if (equals_form) previous = it.text.substr(flag.size() + 1);
       it.text = with_value;
     } else {
+      previous = items[i + 1].text;
       items[i + 1].text = std::string(value);
     }
     if (has_value_item) ++i;
@@ -132,6 +135,7 @@ VllmRewrite rewrite_vllm_args(const std::vector<std::string>& command, const std
     (it.in_args ? out.args : out.command).push_back(it.text);
   }
   if (!found) out.args.push_back(with_value);  // (3)
+  out.previous = std::move(previous);
   out.changed = out.command != command || out.args != args;
   return out;
 }

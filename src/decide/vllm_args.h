@@ -32,6 +32,9 @@ Hundredths vllm_memory_utilization(std::string_view memory_isolation, int buffer
 struct VllmRewrite {
   bool changed = false;         // command or args differ from the input
   bool not_rewritable = false;  // the flag appears only inside longer elements: nothing was changed
+  // The value of the first occurrence before the rewrite; nullopt when the flag was appended, or its
+  // split form had no value item.
+  std::optional<std::string> previous;
   std::vector<std::string> command, args;
 };
 

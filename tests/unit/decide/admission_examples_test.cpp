@@ -36,11 +36,13 @@ TEST(AdmissionExamples, E1_FractionUpdatedQueueKept) {
   want["spec"]["schedulerName"] = "kai-scheduler";
   want["metadata"]["annotations"][kStaticRequests] = R"({"app":{"gpu":"0.7"}})";
   want["metadata"]["annotations"][kInfo] =
-      R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"0.25","to":"0.7","source":"StaticPolicy/s"}}}})";
+      R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"0.25","to":"0.7","source":"StaticPolicy/s"}}},)"
+      R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"}}})";  // ADM-16: the queue was kept
   EXPECT_EQ(*d.pod, want);          // E1
   EXPECT_EQ(patched(in, d), want);  // the RFC 6902 patch produces it
   EXPECT_EQ(d.result, AdmissionResult::kMutated);
-  EXPECT_EQ(d.summary.text, "Applied rightsizing requests [app:[gpu=0.7]] limits [none]");
+  EXPECT_EQ(d.summary.text,  // OBS-4
+            "Applied rightsizing requests [app:[gpu=0.7]] limits [none]; kai [scheduler=kai-scheduler]");
   EXPECT_EQ(d.summary.mode, "kai");
   EXPECT_EQ(d.summary.strategy, "AutomationStrategy/kai");
   ASSERT_EQ(d.summary.changes.size(), 1u);
@@ -61,12 +63,15 @@ TEST(AdmissionExamples, E2_WholeGpusConvertedToFraction) {
       {"gpu-fraction", "0.7"},
       {kStaticRequests, R"({"app":{"gpu":"0.7"}})"},
       {kInfo,
-       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"2","to":"0.7","source":"StaticPolicy/s"}}}})"}};
+       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"2","to":"0.7","source":"StaticPolicy/s"}}},)"
+       R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},"queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})"}};
   want["metadata"]["labels"]["kai.scheduler/queue"] = "kubex-unlimited-gpu-queue";
   want["spec"]["schedulerName"] = "kai-scheduler";
   EXPECT_EQ(*d.pod, want);  // E2
   EXPECT_EQ(patched(in, d), want);
-  EXPECT_EQ(d.summary.text, "Applied rightsizing requests [app:[gpu=0.7]] limits [none]");
+  EXPECT_EQ(d.summary.text,
+            "Applied rightsizing requests [app:[gpu=0.7]] limits [none]; "
+            "kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]");  // OBS-4
   ASSERT_EQ(d.summary.changes.size(), 1u);
   EXPECT_EQ(d.summary.changes[0].from, "2");  // ADM-11: going from 2 GPUs to 0.7 is an ordinary downsize
 }
@@ -133,10 +138,13 @@ TEST(AdmissionExamples, E5_ReactiveClampedToOneWholeGpu) {
        R"([{"reason":"ceiling-clamped","targets":[{"container":"app","resource":"gpu","usage":"request"}]}])"},
       {"gpureactive.rightsizing.kubex.ai/desired-resource-requests", rec},
       {kInfo,
-       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"0.5","to":"1","source":"GpuReactivePolicy/r"}}}})"}};
+       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"0.5","to":"1","source":"GpuReactivePolicy/r"}}},)"
+       R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},"queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})"}};
   EXPECT_EQ(*d.pod, want);  // E5
   EXPECT_EQ(patched(in, d), want);
-  EXPECT_EQ(d.summary.text, "Applied rightsizing requests [app:[gpu=1]] limits [none]");
+  EXPECT_EQ(d.summary.text,
+            "Applied rightsizing requests [app:[gpu=1]] limits [none]; "
+            "kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]");
   EXPECT_EQ(d.summary.policies,
             (std::map<std::string, std::string>{{"requests.gpu", "GpuReactivePolicy/r"}}));
 }

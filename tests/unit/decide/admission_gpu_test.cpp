@@ -138,7 +138,8 @@ TEST(AdmissionGpu, KaiWithoutCeilingGivesWholeGpus) {
   EXPECT_EQ(resources(d), whole_gpus(2));  // ADM-8: ceil(1.3)
   EXPECT_FALSE(annotations(d).contains("gpu-fraction"));
   EXPECT_EQ(d.summary.text,
-            "Applied rightsizing requests [app:[gpu=1.3]] limits [none]");  // OBS-4 clamped desired
+            "Applied rightsizing requests [app:[gpu=1.3]] limits [none]; "
+            "kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]");  // OBS-4 clamped desired
   EXPECT_EQ(d.summary.changes.at(0).to, "2");
 }
 
@@ -277,8 +278,23 @@ TEST(AdmissionGpu, ExistingFractionWithoutRecommendation) {
   EXPECT_EQ(queue(d), "kubex-unlimited-gpu-queue");
   EXPECT_EQ(constraints(d), "");
   EXPECT_EQ(d.result, AdmissionResult::kMutated);
-  EXPECT_EQ(d.summary.text, "No rightsizing changes");
-  EXPECT_FALSE(annotations(d).contains("automation-webhook.kubex.ai/pod-rightsizing-info"));  // ADM-16
+  // OBS-4: no resource changed, the KAI extras did.
+  EXPECT_EQ(d.summary.text,
+            "No rightsizing changes; kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]");
+  EXPECT_TRUE(d.summary.changes.empty());
+  ASSERT_EQ(d.summary.edits.size(), 2u);
+  EXPECT_EQ(annotations(d).at("automation-webhook.kubex.ai/pod-rightsizing-info"),
+            R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{},)"
+            R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},)"
+            R"("queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})");  // ADM-16
+  // Already on KAI in its queue: nothing changes, nothing is recorded.
+  json on_kai = in;
+  on_kai["spec"]["schedulerName"] = "kai-scheduler";
+  on_kai["metadata"]["labels"]["kai.scheduler/queue"] = "team";
+  const AdmissionDecision same = f.s.run(on_kai);
+  EXPECT_FALSE(same.patched()) << same.patch->dump();
+  EXPECT_EQ(same.summary.text, "No rightsizing changes");
+  EXPECT_EQ(same.result, AdmissionResult::kUnchanged);
 }
 
 // ADM-11: a pod with no GPU and no surviving recommendation is untouched in KAI mode.

@@ -39,8 +39,10 @@ TEST(AdmissionResources, AppliesStaticCpuMemoryAndSummary) {
   strategy.spec.cpu_limits.set_from_unspecified = true;
   const auto* st = s.add_strategy(strategy);
   s.add_policy(static_policy("s", "kai", {{"app", cpu_mem("0.2", "600m", nullptr, nullptr, "0.7")}}), st);
-  const json in =
-      app_pod(json{{"requests", {{"cpu", "100m"}, {"memory", "256Mi"}}}}, {{"gpu-fraction", "0.25"}});
+  // Already on KAI in its own queue, so the summary is OBS-4's example verbatim (no `; kai [...]`).
+  json in = app_pod(json{{"requests", {{"cpu", "100m"}, {"memory", "256Mi"}}}}, {{"gpu-fraction", "0.25"}},
+                    {{"kai.scheduler/queue", "team"}});
+  in["spec"]["schedulerName"] = "kai-scheduler";
   const AdmissionDecision d = s.run(in);
   EXPECT_EQ(resources(d),
             (json{{"requests", {{"cpu", "200m"}, {"memory", "256Mi"}}}, {"limits", {{"cpu", "600m"}}}}));
@@ -197,7 +199,9 @@ TEST(AdmissionResources, LatePassKeepsEarlyFrom) {
   EXPECT_EQ(annotations(late).at("gpu-fraction"), "0.6");
   EXPECT_EQ(
       annotations(late).at(kInfo),
-      R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"2","to":"0.6","source":"GpuReactivePolicy/r"}}}})");
+      R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"2","to":"0.6","source":"GpuReactivePolicy/r"}}},)"
+      R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},"queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})");
+  EXPECT_TRUE(late.summary.edits.empty());  // the early pass made the KAI edits; its record is kept
   ASSERT_EQ(late.summary.changes.size(), 1u);
   EXPECT_EQ(late.summary.changes[0].from, "0.5");  // the summary describes this pass
 }

@@ -138,3 +138,63 @@ TEST(AdmissionVllm, KubeAiModelEngine) {
   const AdmissionDecision other = f.s.run(pod(json::array({c}), {{"gpu-fraction", "0.25"}}));
   EXPECT_EQ(server(other).at("args"), c.at("args"));
 }
+
+// OBS-4, ADM-16: an existing KAI vLLM pod whose only edit is vLLM (fraction 0.5 kept, already on the KAI
+// scheduler and in a queue) reports that edit: in `changes[]`, in the summary text and in
+// pod-rightsizing-info. ADM-2: its own output gets no patch, and early then late equals one pass.
+TEST(AdmissionVllm, ExistingKaiPodReportsTheVllmEdit) {
+  Vllm f(R"({"server":{"gpu":"0.5"}})");
+  const json args = json::array({"--model", "m", "--gpu-memory-utilization", "0.95"});
+  json in =
+      pod(json::array({vllm_container(args)}), {{"gpu-fraction", "0.5"}}, {{"kai.scheduler/queue", "team"}});
+  in["spec"]["schedulerName"] = "kai-scheduler";
+  const AdmissionDecision d = f.s.run(in);
+  EXPECT_EQ(server(d).at("args"), (json::array({"--model", "m", "--gpu-memory-utilization", "0.45"})));
+  EXPECT_EQ(d.result, AdmissionResult::kMutated);
+  EXPECT_EQ(d.summary.text, "No rightsizing changes; vllm [server:0.45]");  // OBS-4
+  EXPECT_TRUE(d.summary.changes.empty());
+  EXPECT_EQ(d.summary.edits,
+            (std::vector<Edit>{{EditTarget::kVllmGpuMemoryUtilization, "server", "0.95", "0.45"}}));
+  const json fields = summary_fields(d.summary);
+  EXPECT_EQ(fields.at("changes"),
+            json::parse(R"([{"container":"server","from":"0.95",)"
+                        R"("resource":"vllm-gpu-memory-utilization","to":"0.45","usage":"arg"}])"));
+  EXPECT_EQ(d.pod->at("metadata").at("annotations").at("automation-webhook.kubex.ai/pod-rightsizing-info"),
+            R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"server":)"
+            R"({"vllmGpuMemoryUtilization":{"from":"0.95","to":"0.45"}}}})");  // ADM-16
+  const AdmissionDecision again = f.s.run(*d.pod);
+  EXPECT_FALSE(again.patched()) << again.patch->dump();  // ADM-2
+  EXPECT_EQ(again.summary.text, "No rightsizing changes");
+  EXPECT_EQ(*f.s.run(*f.s.run(in, Pass::kEarly).pod).pod, *d.pod);
+}
+
+// OBS-4, ADM-16: a whole-GPU vLLM pod converted to KAI lists every edit: the GPU, the scheduler, the queue
+// (there was none: `from` null) and the appended flag (`from` null). The late pass after the early one
+// keeps the early pass's annotation (ADM-2).
+TEST(AdmissionVllm, ConvertedPodReportsEveryEdit) {
+  Vllm f(R"({"server":{"gpu":"0.5"}})");
+  const json in = pod(json::array({vllm_container(json::array({"--model", "m"}), nullptr, whole_gpus(1))}));
+  const AdmissionDecision d = f.s.run(in);
+  EXPECT_EQ(d.summary.text,
+            "Applied rightsizing requests [server:[gpu=0.5]] limits [none]; "
+            "kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]; vllm [server:0.45]");
+  const json changes = summary_fields(d.summary).at("changes");
+  ASSERT_EQ(changes.size(), 4u);
+  EXPECT_EQ(changes[1], json::parse(R"({"container":"","from":"default-scheduler","resource":"scheduler",)"
+                                    R"("to":"kai-scheduler","usage":"pod"})"));
+  EXPECT_EQ(changes[2], json::parse(R"({"container":"","from":null,"resource":"queue",)"
+                                    R"("to":"kubex-unlimited-gpu-queue","usage":"pod"})"));
+  EXPECT_EQ(changes[3],
+            json::parse(R"({"container":"server","from":null,)"
+                        R"("resource":"vllm-gpu-memory-utilization","to":"0.45","usage":"arg"})"));
+  const std::string info = R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"server":{)"
+                           R"("gpu":{"from":"1","to":"0.5","source":"GpuReactivePolicy/r"},)"
+                           R"("vllmGpuMemoryUtilization":{"from":null,"to":"0.45"}}},)"
+                           R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},)"
+                           R"("queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})";
+  EXPECT_EQ(d.pod->at("metadata").at("annotations").at("automation-webhook.kubex.ai/pod-rightsizing-info"),
+            info);
+  const AdmissionDecision late = f.s.run(*f.s.run(in, Pass::kEarly).pod, Pass::kLate);
+  EXPECT_EQ(*late.pod, *d.pod);  // ADM-2
+  EXPECT_FALSE(late.patched());
+}

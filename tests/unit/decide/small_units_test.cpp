@@ -101,28 +101,77 @@ TEST(Summary, Text) {
   EXPECT_STREQ(result_name(AdmissionResult::kUnchanged), "UNCHANGED");
 }
 
+// OBS-4: KAI and vLLM edits follow the resources: `; kai [...]` lists only what was edited, scheduler first;
+// with no resource change the text still starts with "No rightsizing changes".
+TEST(Summary, TextWithKaiAndVllmEdits) {
+  const Edit scheduler{EditTarget::kScheduler, "", "default-scheduler", "kai-scheduler"};
+  const Edit queue{EditTarget::kQueue, "", std::nullopt, "kubex-unlimited-gpu-queue"};
+  const Edit vllm{EditTarget::kVllmGpuMemoryUtilization, "server", "0.95", "0.45"};
+  EXPECT_EQ(summary_text({}, {vllm}), "No rightsizing changes; vllm [server:0.45]");
+  const std::vector<Change> gpu = {
+      {"server", Resource::kGpu, Usage::kRequest, "1", "0.5", "0.5", "StaticPolicy/s"}};
+  EXPECT_EQ(summary_text(gpu, {scheduler, queue, vllm}),
+            "Applied rightsizing requests [server:[gpu=0.5]] limits [none]; "
+            "kai [scheduler=kai-scheduler queue=kubex-unlimited-gpu-queue]; vllm [server:0.45]");
+  EXPECT_EQ(summary_text(gpu, {scheduler}),
+            "Applied rightsizing requests [server:[gpu=0.5]] limits [none]; kai [scheduler=kai-scheduler]");
+  EXPECT_EQ(summary_text({}, {queue}), "No rightsizing changes; kai [queue=kubex-unlimited-gpu-queue]");
+  EXPECT_STREQ(edit_resource_name(EditTarget::kVllmGpuMemoryUtilization), "vllm-gpu-memory-utilization");
+  EXPECT_STREQ(edit_usage_name(EditTarget::kVllmGpuMemoryUtilization), "arg");
+  EXPECT_STREQ(edit_usage_name(EditTarget::kQueue), "pod");
+}
+
 // ADM-16: entries merge; an entry changed again keeps its first `from`.
 TEST(RightsizingInfo, MergesAndKeepsFrom) {
   const std::vector<Change> early = {
       {"app", Resource::kGpu, Usage::kRequest, "2", "0.7", "0.7", "StaticPolicy/s"}};
-  const std::string first = rightsizing_info_json("kai", "AutomationStrategy/kai", early, "");
+  const std::string first = rightsizing_info_json("kai", "AutomationStrategy/kai", early, {}, "");
   EXPECT_EQ(
       first,
       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"2","to":"0.7","source":"StaticPolicy/s"}}}})");
   const std::vector<Change> late = {
       {"app", Resource::kGpu, Usage::kRequest, "0.7", "0.6", "0.6", "GpuReactivePolicy/r"},
       {"app", Resource::kMemory, Usage::kLimit, "unspecified", "1Gi", "1Gi", "StaticPolicy/s"}};
-  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", late, first),
+  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", late, {}, first),
             R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{)"
             R"("gpu":{"from":"2","to":"0.6","source":"GpuReactivePolicy/r"},)"
             R"("limits.memory":{"from":"unspecified","to":"1Gi","source":"StaticPolicy/s"}}}})");
   // Damaged entries never throw: a non-string `from` reads as unspecified.
   EXPECT_EQ(
-      rightsizing_info_json("kai", "AutomationStrategy/kai", early,
+      rightsizing_info_json("kai", "AutomationStrategy/kai", early, {},
                             R"({"containers":{"app":{"gpu":{"from":7}},"x":5}})"),
       R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"app":{"gpu":{"from":"unspecified","to":"0.7","source":"StaticPolicy/s"}}}})");
   // A broken existing value is replaced.
-  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", early, "{oops"), first);
+  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", early, {}, "{oops"), first);
+}
+
+// ADM-16: KAI and vLLM edits are recorded (`from` null when there was none); `kai` holds only the keys that
+// changed; an edit recorded by the early pass keeps its `from` when the late pass edits it again.
+TEST(RightsizingInfo, KaiAndVllmEdits) {
+  const std::vector<Edit> early = {{EditTarget::kScheduler, "", "default-scheduler", "kai-scheduler"},
+                                   {EditTarget::kQueue, "", std::nullopt, "kubex-unlimited-gpu-queue"},
+                                   {EditTarget::kVllmGpuMemoryUtilization, "server", std::nullopt, "0.45"}};
+  const std::string first = rightsizing_info_json("kai", "AutomationStrategy/kai", {}, early, "");
+  EXPECT_EQ(first,
+            R"({"mode":"kai","strategy":"AutomationStrategy/kai",)"
+            R"("containers":{"server":{"vllmGpuMemoryUtilization":{"from":null,"to":"0.45"}}},)"
+            R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},)"
+            R"("queue":{"from":null,"to":"kubex-unlimited-gpu-queue"}}})");
+  const std::vector<Change> gpu = {
+      {"server", Resource::kGpu, Usage::kRequest, "0.5", "0.3", "0.3", "StaticPolicy/s"}};
+  const std::vector<Edit> late = {{EditTarget::kQueue, "", "kubex-unlimited-gpu-queue", "team"},
+                                  {EditTarget::kVllmGpuMemoryUtilization, "server", "0.45", "0.27"}};
+  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", gpu, late, first),
+            R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{"server":{)"
+            R"("gpu":{"from":"0.5","to":"0.3","source":"StaticPolicy/s"},)"
+            R"("vllmGpuMemoryUtilization":{"from":null,"to":"0.27"}}},)"
+            R"("kai":{"scheduler":{"from":"default-scheduler","to":"kai-scheduler"},)"
+            R"("queue":{"from":null,"to":"team"}}})");
+  // Only the scheduler changed: no queue key.
+  EXPECT_EQ(rightsizing_info_json("kai", "AutomationStrategy/kai", {},
+                                  {{EditTarget::kScheduler, "", std::nullopt, "kai-scheduler"}}, ""),
+            R"({"mode":"kai","strategy":"AutomationStrategy/kai","containers":{},)"
+            R"("kai":{"scheduler":{"from":null,"to":"kai-scheduler"}}})");
 }
 
 // SPEC §2: desired annotation keys and values.

@@ -33,14 +33,19 @@ TEST(SummaryMembers, EveryFieldSortedAndEscaped) {
   full.changes = {
       {"vllm", Resource::kGpu, Usage::kRequest, "1", "0.5", "0.5", "ClusterStaticPolicy/a"},
       {"side\ncar", Resource::kCpu, Usage::kLimit, "unspecified", "500m", "500m", "StaticPolicy/b"}};
+  // OBS-4: KAI and vLLM edits are changes too (container "", usage pod; usage arg), after the resources.
+  full.edits = {{EditTarget::kScheduler, "", "default-scheduler", "kai-scheduler"},
+                {EditTarget::kVllmGpuMemoryUtilization, "vllm", std::nullopt, "0.45"}};
   full.applied_filters = {"gpu-upsize-disabled", "vllm-args-not-rewritable"};
   full.failed_checks = {"bad \xff byte"};
   full.dry_run = true;
-  full.text = summary_text(full.changes);
+  full.text = summary_text(full.changes, full.edits);
   const std::string expected =
       R"("appliedFilters":["gpu-upsize-disabled","vllm-args-not-rewritable"],)"
       R"("changes":[{"container":"vllm","from":"1","resource":"gpu","to":"0.5","usage":"request"},)"
-      R"({"container":"side\ncar","from":"unspecified","resource":"cpu","to":"500m","usage":"limit"}],)"
+      R"({"container":"side\ncar","from":"unspecified","resource":"cpu","to":"500m","usage":"limit"},)"
+      R"({"container":"","from":"default-scheduler","resource":"scheduler","to":"kai-scheduler","usage":"pod"},)"
+      R"({"container":"vllm","from":null,"resource":"vllm-gpu-memory-utilization","to":"0.45","usage":"arg"}],)"
       R"("dryRun":true,"failedChecks":["bad )"
       "\xef\xbf\xbd"
       R"( byte"],"mode":"kai",)"
@@ -48,7 +53,8 @@ TEST(SummaryMembers, EveryFieldSortedAndEscaped) {
       R"("pod":"llama-8b-6d9c7f5b8d-\"x\"","policies":{"limits.cpu":"StaticPolicy/é",)"
       R"("requests.gpu":"ClusterStaticPolicy/a,StaticPolicy/b"},"rightsizingResult":"MUTATED",)"
       R"("strategy":"ClusterAutomationStrategy/kai-gpu-sharing",)"
-      R"("summary":"Applied rightsizing requests [vllm:[gpu=0.5]] limits [side\ncar:[cpu=500m]]")";
+      R"("summary":"Applied rightsizing requests [vllm:[gpu=0.5]] limits [side\ncar:[cpu=500m]]; )"
+      R"(kai [scheduler=kai-scheduler]; vllm [vllm:0.45]")";
   EXPECT_EQ(summary_members(full), expected);
   // VAL-7: ignoredSources sits in its sorted place.
   std::string with_ignored = summary_members(full, {"vllm.desired-resource-requests"});
@@ -63,6 +69,16 @@ TEST(SummaryMembers, EveryFieldSortedAndEscaped) {
     EXPECT_EQ(fields.dump(-1, ' ', false, json::error_handler_t::replace), "{" + summary_members(*s) + "}");
   }
   EXPECT_EQ(summary_fields(full)["changes"][1]["container"], "side\ncar");
+  EXPECT_TRUE(summary_fields(full)["changes"][3]["from"].is_null());
+
+  // Edits alone (no resource change) are still listed, with no leading comma.
+  Summary only_vllm;
+  only_vllm.edits = {{EditTarget::kVllmGpuMemoryUtilization, "server", "0.95", "0.45"}};
+  EXPECT_NE(summary_members(only_vllm).find(
+                R"("changes":[{"container":"server","from":"0.95","resource":"vllm-gpu-memory-utilization",)"
+                R"("to":"0.45","usage":"arg"}],)"),
+            std::string::npos)
+      << summary_members(only_vllm);
 }
 
 }  // namespace
