@@ -1,8 +1,5 @@
 #include "controllers/proactive_recommendations.h"
 
-#include <prometheus/counter.h>
-#include <prometheus/family.h>
-
 #include <nlohmann/json.hpp>
 
 #include "act/status.h"
@@ -32,25 +29,7 @@ std::string desired_key(api::Kind k) {
   return std::string(api::annotation_prefix(k)) + api::keys::kDesiredRequestsSuffix;
 }
 
-// container -> gpu of a desired-resource-requests value (unparseable or missing: empty).
-std::map<std::string, std::string> gpu_values(const std::string& text) {
-  std::map<std::string, std::string> out;
-  json v = json::parse(text, nullptr, false);
-  if (!v.is_object()) return out;
-  for (auto& [c, r] : v.items()) {
-    if (r.is_object() && r.contains("gpu") && r["gpu"].is_string()) out[c] = r["gpu"].get<std::string>();
-  }
-  return out;
-}
-
 }  // namespace
-
-struct ProactiveRecommendations::Counter {
-  prometheus::Family<prometheus::Counter>* family = nullptr;
-  void add(const std::string& kind, const std::string& direction) {
-    if (family) family->Add({{"policy_kind", kind}, {"direction", direction}}).Increment();
-  }
-};
 
 ProactiveRecommendations::ProactiveRecommendations(
     std::shared_ptr<kube::Client> client, WorkloadCaches caches,
@@ -64,13 +43,8 @@ ProactiveRecommendations::ProactiveRecommendations(
       controller_(
           "proactivepolicy", [this](const std::string& key) { return reconcile(key); },
           controller_options(metrics)),
-      recommendations_total_(std::make_unique<Counter>()) {
+      recommendations_total_(metrics) {
   if (!options_.clock) options_.clock = &common::RealClock::instance();
-  if (metrics) {
-    recommendations_total_->family =
-        &metrics->counter_family("kubex_gpu_recommendations_total",
-                                 "GPU recommendations written to workloads, by policy kind and direction");
-  }
 }
 
 ProactiveRecommendations::~ProactiveRecommendations() {
@@ -173,15 +147,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
            std::string("ConfigMap ") + location + " key " + kDocumentKey + ": " + parsed.error().str(), 0);
     return again;
   }
-  std::string message =
-      "loaded " + std::to_string(parsed->entries.size()) + " recommendations from ConfigMap " + location;
-  if (!parsed->problems.empty()) {
-    message += "; skipped invalid entries: ";
-    for (std::size_t i = 0; i < parsed->problems.size(); ++i) {
-      message += (i ? "; " : "") + parsed->problems[i].str();
-    }
-  }
-  std::size_t accepted = parsed->accepted;
+  // PRO-6: lastCount and the message give the same number (accepted entries, repeats included).
+  const std::string message = decide::recommendations_loaded_message(*parsed, location);
+  const std::size_t accepted = parsed->accepted;
   {
     std::lock_guard lk(mu_);
     set_ = std::move(*parsed);
@@ -201,8 +169,6 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
   if (match.on_hold) return kube::ReconcileResult{};  // RBK-4
   std::map<std::string, std::string> set;
   std::vector<std::string> remove;
-  std::string written_kind;
-  std::map<std::string, std::string> before, after;
   if (match.proactive_winner) {
     const decide::policy::MatchedPolicy& winner = match.policies[*match.proactive_winner];
     std::string k = desired_key(winner.policy->kind);
@@ -223,9 +189,6 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
       if (it != workload.annotations.end()) remove.push_back(k);
     } else if (it == workload.annotations.end() || json::parse(it->second, nullptr, false) != desired) {
       set[k] = desired.dump();
-      written_kind = api::info(winner.policy->kind).name;
-      if (it != workload.annotations.end()) before = gpu_values(it->second);
-      after = gpu_values(set[k]);
     }
   } else {
     for (api::Kind pk : {api::Kind::kProactivePolicy, api::Kind::kClusterProactivePolicy}) {
@@ -236,16 +199,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
       write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "proactive recommendations");
   if (!written) return std::unexpected(written.error());
   if (*written != OwnerWrite::kWritten) return kube::ReconcileResult{*written == OwnerWrite::kStale};
-  for (const auto& [c, v] : after) {
-    auto b = before.find(c);
-    if (b != before.end() && b->second == v) continue;
-    std::string direction = "initial";
-    if (b != before.end()) {
-      auto old_v = decide::parse_gpu_json(json(b->second)), new_v = decide::parse_gpu_json(json(v));
-      if (old_v && new_v) direction = *new_v > *old_v ? "upsize" : "downsize";
-    }
-    recommendations_total_->add(written_kind, direction);
-  }
+  recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{};
 }
 

@@ -72,8 +72,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   ProactiveOptions options_;
   kube::Controller controller_;
   common::Logger log_{"controller.proactivepolicy"};
-  struct Counter;
-  std::unique_ptr<Counter> recommendations_total_;
+  GpuRecommendationsCounter recommendations_total_;  // OBS-5
 
   std::mutex mu_;
   std::optional<decide::RecommendationSet> set_;  // the last good document

@@ -27,7 +27,8 @@ StaticOwnerController::StaticOwnerController(
       options_(options),
       controller_(
           "staticpolicy", [this](const std::string& key) { return reconcile(key); },
-          controller_options(metrics)) {}
+          controller_options(metrics)),
+      recommendations_total_(metrics) {}
 
 StaticOwnerController::~StaticOwnerController() {
   stop();
@@ -69,6 +70,7 @@ kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) 
   auto written =
       write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "owner annotations");
   if (!written) return std::unexpected(written.error());
+  if (*written == OwnerWrite::kWritten) recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{*written == OwnerWrite::kStale};
 }
 

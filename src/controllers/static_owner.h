@@ -3,6 +3,8 @@
 // result of the policies matching it, so users and admission read the same desired state; also drops the
 // owner annotations SEL-7 says belong to no recommender any more. Level-triggered per workload; all workloads
 // are re-evaluated when kubex's objects change and every resync period. With --dry-run nothing is written.
+// Counts kubex_gpu_recommendations_total{policy_kind="StaticPolicy|ClusterStaticPolicy",direction} when a
+// written GPU value changes (OBS-5).
 #pragma once
 
 #include <chrono>
@@ -55,6 +57,7 @@ class StaticOwnerController final : public kube::Runnable {
   StaticOwnerOptions options_;
   kube::Controller controller_;
   common::Logger log_{"controller.staticpolicy"};
+  GpuRecommendationsCounter recommendations_total_;  // OBS-5: the static GPU values written
 };
 
 }  // namespace kubex::controllers

@@ -37,6 +37,26 @@ std::optional<std::map<std::string, Hundredths>> parse_desired_gpu(std::string_v
   return out;
 }
 
+std::vector<std::string> gpu_recommendation_directions(const std::optional<std::string>& before,
+                                                       std::string_view after) {
+  std::vector<std::string> out;
+  const auto now = parse_desired_gpu(after);
+  if (!now) return out;
+  const auto was = before ? parse_desired_gpu(*before) : std::nullopt;
+  for (const auto& [container, value] : *now) {
+    const Hundredths* old = nullptr;
+    if (was) {
+      if (auto it = was->find(container); it != was->end()) old = &it->second;
+    }
+    if (!old) {
+      out.emplace_back("initial");
+    } else if (value != *old) {
+      out.emplace_back(value > *old ? "upsize" : "downsize");
+    }
+  }
+  return out;
+}
+
 std::string format_desired(const DesiredValues& values) {
   nlohmann::json doc = nlohmann::json::object();
   for (const auto& [container, resources] : values) {

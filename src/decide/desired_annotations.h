@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "api/kinds.h"
 #include "decide/gpu_value.h"
@@ -24,6 +25,14 @@ bool is_desired_key(std::string_view key);
 // is not an object, or whose gpu is absent or not a number/decimal string > 0, is skipped. Values are
 // desired values (GPU-2).
 std::optional<std::map<std::string, Hundredths>> parse_desired_gpu(std::string_view text);
+
+// OBS-5 `kubex_gpu_recommendations_total{direction}`: what writing `after` over `before` (nullopt: the
+// annotation was absent) into a desired-resource-requests annotation does to each container's GPU value,
+// compared as GPU-2 desired values. A container with no readable value before gets "initial"; a higher
+// value "upsize", a lower one "downsize"; an unchanged value, or none after, is left out. Sorted by
+// container.
+std::vector<std::string> gpu_recommendation_directions(const std::optional<std::string>& before,
+                                                       std::string_view after);
 
 // container -> resource ("cpu", "gpu", "memory") -> value as written.
 using DesiredValues = std::map<std::string, std::map<std::string, std::string>>;

@@ -89,8 +89,15 @@ common::Result<Hundredths> parse_gpu_json(const nlohmann::json& v) {
     d = v.get<double>();
     if (!std::isfinite(d)) return common::fail("must be a finite number");
   } else if (v.is_string()) {
-    auto parsed = parse_decimal(v.get_ref<const std::string&>());
-    if (!parsed) return common::fail("must be a number or a decimal string");
+    const std::string& text = v.get_ref<const std::string&>();
+    auto parsed = parse_decimal(text);
+    if (!parsed) {
+      // "-1" is a decimal string that is not > 0, not a malformed one.
+      if (text.starts_with('-') && parse_decimal(std::string_view(text).substr(1))) {
+        return common::fail("must be > 0");
+      }
+      return common::fail("must be a number or a decimal string");
+    }
     d = *parsed;
   } else {
     return common::fail("must be a number or a decimal string");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 namespace kubex::decide {
 
@@ -81,6 +82,23 @@ common::Result<RecommendationSet> parse_recommendations(std::string_view text) {
     ++set.accepted;
   }
   return set;
+}
+
+std::string recommendations_loaded_message(const RecommendationSet& set, std::string_view location) {
+  std::string message =
+      "loaded " + std::to_string(set.accepted) + " recommendations from ConfigMap " + std::string(location);
+  if (set.entries.size() != set.accepted) {
+    message += " (" + std::to_string(set.entries.size()) + " after repeats: the last one wins)";
+  }
+  if (!set.problems.empty()) {
+    // One entry can have several problems; each entry is counted once.
+    std::set<std::string> skipped;
+    for (const auto& p : set.problems) skipped.insert(p.path.substr(0, p.path.find(']') + 1));
+    message += "; skipped " + std::to_string(skipped.size()) +
+               (skipped.size() == 1 ? " invalid entry: " : " invalid entries: ");
+    for (std::size_t i = 0; i < set.problems.size(); ++i) message += (i ? "; " : "") + set.problems[i].str();
+  }
+  return message;
 }
 
 }  // namespace kubex::decide

@@ -44,7 +44,9 @@ struct RecommendationKey {
 struct RecommendationSet {
   // The accepted values; when an entry repeats namespace/kind/name/container, the last one wins.
   std::map<RecommendationKey, Hundredths> entries;
-  std::size_t accepted = 0;  // valid entries in the document, duplicates included
+  // Valid entries in the document, repeats included: status.recommendationReload.lastCount and the number
+  // the RecommendationsLoaded message starts with.
+  std::size_t accepted = 0;
   // One error per problem of a skipped entry, e.g. `[2].gpu: must be > 0`, `[0].kind: required`.
   std::vector<common::Error> problems;
 
@@ -59,5 +61,11 @@ struct RecommendationSet {
 // Invalid entries are skipped and reported. Text that is not JSON, or JSON that is not an array, is an
 // error (the caller keeps its previous set: InvalidRecommendations).
 common::Result<RecommendationSet> parse_recommendations(std::string_view text);
+
+// The RecommendationsLoaded=True message of a loaded set from ConfigMap `location` ("ns/name"):
+// `loaded <accepted> recommendations from ConfigMap <location>`, then ` (<n> after repeats: the last one
+// wins)` when entries repeat a namespace/kind/name/container, then `; skipped <k> invalid entries: <problem>;
+// <problem>…` when entries were skipped. <accepted> is lastCount.
+std::string recommendations_loaded_message(const RecommendationSet& set, std::string_view location);
 
 }  // namespace kubex::decide

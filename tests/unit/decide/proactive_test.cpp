@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "decide/desired_annotations.h"
 #include "fixtures.h"
 
 using namespace kubex;
@@ -82,4 +83,64 @@ TEST(Proactive, RejectsNonArrayDocuments) {
   ASSERT_TRUE(empty.has_value());
   EXPECT_TRUE(empty->entries.empty());
   EXPECT_TRUE(empty->problems.empty());
+}
+
+// PRO-6: a negative value is a decimal string that is not > 0 ("-1" must say so, as 0 and -0.5 do).
+TEST(Proactive, NegativeGpuMustBePositive) {
+  const auto set = parse_recommendations(R"([
+    {"namespace":"ml","kind":"Deployment","name":"a","container":"app","gpu":"-1"},
+    {"namespace":"ml","kind":"Deployment","name":"b","container":"app","gpu":-0.5},
+    {"namespace":"ml","kind":"Deployment","name":"c","container":"app","gpu":"-x"}
+  ])");
+  ASSERT_TRUE(set.has_value());
+  std::vector<std::string> problems;
+  for (const auto& e : set->problems) problems.push_back(e.str());
+  EXPECT_EQ(problems, (std::vector<std::string>{"[0].gpu: must be > 0", "[1].gpu: must be > 0",
+                                                "[2].gpu: must be a number or a decimal string"}));
+  EXPECT_EQ(parse_gpu_json(json("-1")).error().message, "must be > 0");
+  EXPECT_EQ(parse_gpu_json(json("-0.25")).error().message, "must be > 0");
+  EXPECT_EQ(parse_gpu_json(json("--1")).error().message, "must be a number or a decimal string");
+}
+
+// PRO-6: lastCount is the accepted entries, repeats included, and the RecommendationsLoaded message starts
+// with the same number; it says how many remain once repeats are resolved and which entries were skipped.
+TEST(Proactive, LoadedMessageCountsWhatLastCountCounts) {
+  const auto set = parse_recommendations(R"([
+    {"namespace":"ml","kind":"Deployment","name":"infer","container":"app","gpu":"0.35"},
+    {"namespace":"ml","kind":"Deployment","name":"infer","container":"app","gpu":0.45},
+    {"namespace":"ml","kind":"Deployment","name":"train","container":"app","gpu":"0.5"},
+    {"namespace":"ml","kind":"Deployment","name":"other","container":"app","gpu":"-1"}
+  ])");
+  ASSERT_TRUE(set.has_value());
+  EXPECT_EQ(set->accepted, 3u);  // lastCount
+  EXPECT_EQ(set->entries.size(), 2u);
+  EXPECT_EQ(recommendations_loaded_message(*set, "kubex/recs"),
+            "loaded 3 recommendations from ConfigMap kubex/recs (2 after repeats: the last one wins); "
+            "skipped 1 invalid entry: [3].gpu: must be > 0");
+  const auto clean = parse_recommendations(R"([
+    {"namespace":"ml","kind":"Deployment","name":"infer","container":"app","gpu":"0.35"}])");
+  EXPECT_EQ(recommendations_loaded_message(*clean, "kubex/recs"),
+            "loaded 1 recommendations from ConfigMap kubex/recs");
+  // An entry with two problems is one skipped entry.
+  const auto bad = parse_recommendations(R"([{"kind":"Pod","gpu":0},{"namespace":"ml"}])");
+  const std::string m = recommendations_loaded_message(*bad, "kubex/recs");
+  EXPECT_EQ(m.substr(0, m.find(':')),
+            "loaded 0 recommendations from ConfigMap kubex/recs; skipped 2 invalid entries");
+}
+
+// OBS-5: kubex_gpu_recommendations_total directions of one owner write: initial for a container with no
+// value before, upsize / downsize for a changed value, nothing for an unchanged one (compared as GPU-2
+// values, so "0.5" and 0.5 are the same).
+TEST(Proactive, RecommendationDirections) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(gpu_recommendation_directions(std::nullopt, R"({"app":{"gpu":"0.45"}})"), V{"initial"});
+  EXPECT_EQ(gpu_recommendation_directions(R"({"app":{"gpu":"0.35"}})", R"({"app":{"gpu":"0.45"}})"),
+            V{"upsize"});
+  EXPECT_EQ(gpu_recommendation_directions(R"({"app":{"gpu":"0.45"},"b":{"gpu":"1"}})",
+                                          R"({"app":{"gpu":"0.3"},"b":{"gpu":1},"c":{"gpu":"2"}})"),
+            (V{"downsize", "initial"}));
+  EXPECT_EQ(gpu_recommendation_directions("{oops", R"({"app":{"gpu":"0.45"}})"), V{"initial"});
+  EXPECT_EQ(gpu_recommendation_directions(R"({"app":{"cpu":"1"}})", R"({"app":{"cpu":"2","gpu":"1"}})"),
+            V{"initial"});
+  EXPECT_TRUE(gpu_recommendation_directions(R"({"app":{"gpu":"0.45"}})", R"({"app":{"cpu":"2"}})").empty());
 }
