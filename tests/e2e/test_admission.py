@@ -25,8 +25,8 @@ def queue(name, parent=None):
 
 
 def gpu_deployment(name, ns, replicas=0, labels=None, container="app", args=None, template_meta=None,
-                   scheduler=None, gpus=1):
-    c = {"name": container, "image": "nvidia/cuda:12.4-base"}
+                   scheduler=None, gpus=1, image="nvidia/cuda:12.4-base"):
+    c = {"name": container, "image": image}
     if gpus is not None:
         c["resources"] = {"limits": {"nvidia.com/gpu": gpus}}
     if args:
@@ -49,6 +49,17 @@ def static_policy(name, ns, gpu, strategy="kai-gpu-sharing", containers="*", wor
                                "workloadTypes": list(workload_types)},
                      "resources": {"containers": {containers: {"requests": {"gpu": gpu}}}},
                      "automationStrategyRef": {"name": strategy}}}
+
+
+def recommendations_total(engine, policy_kind, direction):
+    """kubex_gpu_recommendations_total{policy_kind,direction} (OBS-5); 0 before the first sample."""
+    want = {f'policy_kind="{policy_kind}"', f'direction="{direction}"'}
+    for line in engine.metrics().splitlines():
+        if line.startswith("kubex_gpu_recommendations_total{"):
+            labels = set(line[line.index("{") + 1:line.index("}")].split(","))
+            if labels == want:
+                return float(line.split()[-1])
+    return 0.0
 
 
 def annotations(obj):
@@ -127,9 +138,13 @@ def wait_static_annotation(sim, kind, ns, name, expected):
 def test_starter_example_turns_whole_gpus_into_shared_fractions(cluster):  # ADM-11, ADM-13, SEL-6, SEL-7
     sim = cluster.sim
     sim.kubectl("create", "namespace", "adm-share")
+    static_initial = recommendations_total(cluster.engine, "ClusterStaticPolicy", "initial")
     apply(sim, static_policy("adm-share", "adm-share", "0.5"),
           gpu_deployment("train", "adm-share", labels={"nvidia.com/gpu.present": "true"}))
     wait_static_annotation(sim, "deployment", "adm-share", "train", '{"app":{"gpu":"0.5"}}')
+    # OBS-5: the static owner writer counts the GPU value it wrote (this test's only static write so far).
+    wait_for(lambda: recommendations_total(cluster.engine, "ClusterStaticPolicy", "initial") == static_initial + 1,
+             timeout=10, what="kubex_gpu_recommendations_total{policy_kind=ClusterStaticPolicy,direction=initial}")
     scale(sim, "adm-share", "train", 2)
     pods = wait_for(lambda: (p := running_pods(sim, "adm-share", "app=train")) and len(p) == 2 and p, timeout=40,
                     what="two running pods")
@@ -143,7 +158,10 @@ def test_starter_example_turns_whole_gpus_into_shared_fractions(cluster):  # ADM
         info = json.loads(a["automation-webhook.kubex.ai/pod-rightsizing-info"])
         assert info == {"mode": "kai", "strategy": "ClusterAutomationStrategy/kai-gpu-sharing",
                         "containers": {"app": {"gpu": {"from": "1", "to": "0.5",
-                                                       "source": "ClusterStaticPolicy/adm-share"}}}}
+                                                       "source": "ClusterStaticPolicy/adm-share"}}},
+                        # ADM-16: the KAI edits too (the API server defaulted the scheduler; no queue before)
+                        "kai": {"scheduler": {"from": "default-scheduler", "to": "kai-scheduler"},
+                                "queue": {"from": None, "to": "kubex-unlimited-gpu-queue"}}}
         assert a["cwstatic.rightsizing.kubex.ai/desired-resource-requests"] == '{"app":{"gpu":"0.5"}}'  # ADM-14
         groups.add(p["metadata"]["labels"]["runai-gpu-group"])
     assert len(groups) == 1, "two halves share one GPU"
@@ -218,6 +236,36 @@ def test_model_owned_vllm_pod_gets_fraction_and_memory_utilization(cluster):  # 
     assert container_gpu(pod) == (None, None)
 
 
+def test_existing_kai_vllm_pod_reports_its_vllm_edit(cluster):  # OBS-4, ADM-16, VLM-2..4
+    """An existing KAI vLLM pod (fraction 0.5, --gpu-memory-utilization 0.95) whose only edit is vLLM's 0.45:
+    the edit is in pod-rightsizing-info and in the summary line's changes and text."""
+    sim = cluster.sim
+    sim.kubectl("create", "namespace", "adm-vllm")
+    existing = {"annotations": {"gpu-fraction": "0.5"}, "labels": {"kai.scheduler/queue": "team-queue"}}
+    apply(sim, queue("team-parent"), queue("team-queue", parent="team-parent"),
+          static_policy("adm-vllm", "adm-vllm", "0.5", containers="server"),
+          gpu_deployment("serve", "adm-vllm", container="server", image="vllm/vllm-openai:v0.6.3",
+                         args=["--model", "m", "--gpu-memory-utilization", "0.95"], template_meta=existing,
+                         scheduler="kai-scheduler", gpus=None))
+    wait_static_annotation(sim, "deployment", "adm-vllm", "serve", '{"server":{"gpu":"0.5"}}')
+    scale(sim, "adm-vllm", "serve", 1)
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-vllm", "app=serve"), timeout=40, what="the vLLM pod")
+    a = annotations(pod)
+    assert a["gpu-fraction"] == "0.5" and pod["metadata"]["labels"]["kai.scheduler/queue"] == "team-queue"
+    assert pod["spec"]["containers"][0]["args"] == ["--model", "m", "--gpu-memory-utilization", "0.45"]
+    info = json.loads(a["automation-webhook.kubex.ai/pod-rightsizing-info"])  # ADM-16
+    assert info == {"mode": "kai", "strategy": "ClusterAutomationStrategy/kai-gpu-sharing",
+                    "containers": {"server": {"vllmGpuMemoryUtilization": {"from": "0.95", "to": "0.45"}}}}
+    # OBS-4: the pass that made the edit logs it (the early pass; the late pass then finds nothing to do).
+    line = wait_for(lambda: next((l for l in cluster.engine.find_all("rightsizing summary", namespace="adm-vllm")
+                                  if l["rightsizingResult"] == "MUTATED"), None),
+                    timeout=10, what="the MUTATED summary line")
+    assert line["summary"] == "No rightsizing changes; vllm [server:0.45]", line
+    assert line["changes"] == [{"container": "server", "from": "0.95", "resource": "vllm-gpu-memory-utilization",
+                                "to": "0.45", "usage": "arg"}], line
+    assert line["pass"] == "early"
+
+
 def test_validating_webhook_names_the_field_and_guards_strategies(cluster):  # VAL-1, VAL-3, VAL-4
     sim = cluster.sim
     bad = {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": "adm-bad"},
@@ -258,15 +306,25 @@ def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6,
 
     cond = wait_for(loaded, timeout=30, what="RecommendationsLoaded=True")
     assert cond["reason"] == "Loaded"
-    assert "[2].gpu" in cond["message"]  # the invalid entry is reported and skipped
+    assert "[2].gpu: must be > 0" in cond["message"]  # the invalid entry is reported and skipped
     reload = sim.kubectl_json("get", "globalconfiguration", "global-config")["status"]["recommendationReload"]
+    # PRO-6: lastCount is the accepted entries (the repeat included); the message gives the same number.
     assert reload["lastCount"] == 2 and reload["lastTime"]
+    assert cond["message"].startswith("loaded 2 recommendations from ConfigMap kubex/kubex-recommendations "
+                                      "(1 after repeats: the last one wins)"), cond["message"]
+
+    # OBS-5: the counter is listed before its first sample; writing the first value counts an "initial".
+    engine = cluster.engine
+    assert "# TYPE kubex_gpu_recommendations_total counter" in engine.metrics()
+    before = recommendations_total(engine, "ClusterProactivePolicy", "initial")
 
     # The starter's ClusterProactivePolicy matches Deployments labelled nvidia.com/gpu.present=true.
     apply(sim, gpu_deployment("infer", "adm-pro", labels={"nvidia.com/gpu.present": "true"}))
     key = "cwproactive.rightsizing.kubex.ai/desired-resource-requests"
     wait_for(lambda: owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}',
              timeout=30, what="the last duplicate wins")
+    wait_for(lambda: recommendations_total(engine, "ClusterProactivePolicy", "initial") == before + 1, timeout=10,
+             what="kubex_gpu_recommendations_total{policy_kind=ClusterProactivePolicy,direction=initial} + 1")
     scale(sim, "adm-pro", "infer", 1)
     (pod,) = wait_for(lambda: running_pods(sim, "adm-pro", "app=infer"), timeout=40, what="a pod")
     assert annotations(pod)["gpu-fraction"] == "0.45"
