@@ -454,6 +454,23 @@ struct YNode {
 };
 using YNodePtr = std::shared_ptr<YNode>;
 
+// The 1-based lines of a document's root and, for a mapping with an `items` sequence, of its items (the last
+// `items` key wins, as in the JSON value).
+DocumentLines document_lines(const YNode& root) {
+  DocumentLines out;
+  out.line = root.mark.line + 1;
+  if (root.kind != YNode::Kind::Map) return out;
+  for (std::size_t i = 0; i + 1 < root.items.size(); i += 2) {
+    const YNode* key = root.items[i].get();
+    const YNode* value = root.items[i + 1].get();
+    if (!key || !value || key->kind != YNode::Kind::Scalar || key->value != "items") continue;
+    out.items.clear();
+    if (value->kind != YNode::Kind::Sequence) continue;
+    for (const auto& item : value->items) out.items.push_back(item ? item->mark.line + 1 : out.line);
+  }
+  return out;
+}
+
 class GraphBuilder : public YAML::EventHandler {
  public:
   struct Document {
@@ -764,7 +781,7 @@ class Converter {
 
 }  // namespace
 
-Result<std::vector<json>> yaml_to_json_documents(std::string_view text) {
+Result<std::vector<json>> yaml_to_json_documents(std::string_view text, std::vector<DocumentLines>* lines) {
   try {
     const bool wide = has_utf16_or_32_bom(text);
     if (!wide) {
@@ -814,6 +831,7 @@ Result<std::vector<json>> yaml_to_json_documents(std::string_view text) {
       have_previous = true;
       previous_line = line;
       out.push_back(std::move(*v));
+      if (lines) lines->push_back(document_lines(*root));
     }
     return out;
   } catch (const YAML::DeepRecursion& e) {

@@ -45,9 +45,18 @@
 
 namespace kubex::common {
 
+// Where a document of yaml_to_json_documents starts, 1-based: the line of its content (after its `---` and any
+// comments), and, when the document is a mapping with an `items` sequence (a List), the line of each item.
+struct DocumentLines {
+  int line = 0;
+  std::vector<int> items;
+};
+
 // Every document of a `---`-separated stream. Empty and null documents (`---` alone, `~`, comments only)
-// are skipped, so an empty input gives an empty vector. JSON input works too (JSON is YAML).
-Result<std::vector<nlohmann::json>> yaml_to_json_documents(std::string_view text);
+// are skipped, so an empty input gives an empty vector. JSON input works too (JSON is YAML). When `lines` is
+// given it receives one entry per returned document.
+Result<std::vector<nlohmann::json>> yaml_to_json_documents(std::string_view text,
+                                                           std::vector<DocumentLines>* lines = nullptr);
 
 // Exactly one document: an error when the stream has several non-empty documents; JSON null when it has
 // none (like sigs.k8s.io/yaml.YAMLToJSON of an empty input).

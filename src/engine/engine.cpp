@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/log.h"
+#include "engine/build_info.h"
 #include "engine/caches.h"
 #include "engine/controllers.h"
 #include "engine/state.h"
@@ -108,6 +109,7 @@ int run_engine(const EngineOptions& o) {
   mo.leader_election.lease_name = kube::kEngineLeaseName;
   mo.lease_client = *lease_client;
   kube::Manager manager(*client, mo);
+  export_build_info(manager.metrics());  // kubex_build_info{version,commit,build_date} 1
   kube::SignalWatcher signals([&manager](int) { manager.stop(); });
   log.info("starting kubex engine", {{"identity", manager.identity()},
                                      {"namespace", ns},

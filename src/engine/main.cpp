@@ -1,16 +1,36 @@
-// kubex: the automation engine and operator tools (DESIGN §1). CLI11 is included here only.
+// kubex: the automation engine and operator tools (DESIGN §1, SPEC §13a). CLI11 is included here only.
+//
+// Mistakes in the command line itself (an unknown command or flag, a missing or malformed value) are printed as
+// plain text on stderr and exit 2 (CLI-3's "bad usage"); everything the engine reports once running, including
+// flag combinations it cannot serve, is its JSON log on stdout (OBS-4).
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <utility>
 
 #include "common/duration.h"
 #include "common/log.h"
+#include "engine/build_info.h"
 #include "engine/engine.h"
 #include "engine/validate_cmd.h"
+
+namespace {
+
+constexpr int kExitUsage = 2;
+
+// A usage error: one plain line naming the command, and where to get help.
+int usage_error(const std::string& command, const std::string& message) {
+  std::cerr << command << ": " << message << "\nRun '" << command << " --help' for usage.\n";
+  return kExitUsage;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using kubex::engine::EngineOptions;
   CLI::App app{"kubex: GPU rightsizing automation for Kubernetes"};
+  app.set_version_flag("--version", kubex::engine::version_text(), "Print the version, git commit and build date");
   app.require_subcommand(1);
   EngineOptions eo;
   eo.ns = kubex::engine::default_namespace();
@@ -65,23 +85,65 @@ int main(int argc, char** argv) {
   validate->add_option("-o,--output", vo.output, "text (lines on stderr) or json (a report on stdout)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
+  std::string version_output = "text";
+  auto* version = app.add_subcommand("version", "Print the version, git commit and build date");
+  version->add_option("-o,--output", version_output, "text or json")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  // CLI-1 and CLI-2 are not in this release: the commands exist so that they answer plainly (exit 1).
+  std::vector<std::pair<CLI::App*, std::string>> later;
+  for (const char* name : {"explain", "plan"}) {
+    auto* c = app.add_subcommand(name, std::string("(not available in this version)"));
+    c->prefix_command();  // whatever follows is accepted and ignored
+    later.emplace_back(c, name);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    kubex::common::Logger("kubex").error("invalid command line", {{"error", e.what()}});
-    return 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (app.get_subcommands().empty()) {  // CLI11 would only say "A subcommand is required"
+      auto rest = app.remaining();
+      return usage_error("kubex", (rest.empty() ? std::string("a command is required")
+                                                : "unknown command or flag \"" + rest.front() + "\"") +
+                                      " (commands: engine, validate, version)");
+    }
+    std::string command = "kubex";
+    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    return usage_error(command, e.what());
+  }
+  for (const auto& [c, name] : later) {
+    if (c->parsed()) {
+      std::cerr << "kubex " << name << ": not available in this version ("
+                << kubex::engine::build_info().version << ")\n";
+      return 1;
+    }
+  }
+  if (version->parsed()) {
+    if (version_output == "json") {
+      nlohmann::json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"}, {"kind", "Version"}};
+      doc.update(kubex::engine::build_info_fields());
+      std::cout << doc.dump(2) << "\n";
+    } else {
+      std::cout << kubex::engine::version_text() << "\n";
+    }
+    return 0;
   }
   if (engine->parsed()) {
     auto interval = kubex::common::parse_go_duration(queues_interval);
     if (!interval || *interval < std::chrono::seconds(1)) {
-      kubex::common::Logger("kubex").error(
-          "invalid flag", {{"flag", "--kai-queues-check-interval"},
-                           {"value", queues_interval},
-                           {"error", interval ? "must be at least 1s" : interval.error().str()}});
-      return 2;
+      return usage_error("kubex engine", "--kai-queues-check-interval: " +
+                                             (interval ? std::string("must be at least 1s") : interval.error().str()));
     }
     eo.kai_queues_check_interval = *interval;
+    kubex::common::LogLevel level;
+    if (!kubex::common::parse_log_level(eo.log_level, level)) {
+      return usage_error("kubex engine", "--log-level: must be debug, info, warn, error or off, not \"" +
+                                             eo.log_level + "\"");
+    }
+    kubex::common::set_log_level(level);
+    // The engine's first log line says which build is running (ENG-3).
+    kubex::common::Logger("engine").info("kubex engine " + kubex::engine::build_info().version,
+                                         kubex::engine::build_info_fields());
     return kubex::engine::run_engine(eo);
   }
   if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);

@@ -96,6 +96,10 @@ class Run {
         problem(arg, "cannot list directory: " + ec.message(), kExitUsage);
         return;
       }
+      if (files.empty()) {
+        problem(arg, "no .yaml, .yml or .json file in this directory", kExitInvalid);
+        return;
+      }
       std::sort(files.begin(), files.end());
       for (const auto& f : files) read(f, inputs);
       return;
@@ -113,13 +117,16 @@ class Run {
   }
 
   void check_input(const Input& input) {
-    auto docs = common::yaml_to_json_documents(input.text);
+    std::vector<common::DocumentLines> lines;
+    auto docs = common::yaml_to_json_documents(input.text, &lines);
     if (!docs) {
       problem(input.name, docs.error().str(), kExitInvalid);
       return;
     }
+    std::size_t objects = 0;
     for (std::size_t i = 0; i < docs->size(); ++i) {
       const json& doc = (*docs)[i];
+      const common::DocumentLines& at = lines[i];
       const std::string index = std::to_string(i + 1);
       const std::string kind = string_field(doc, "kind");
       auto items = doc.is_object() ? doc.find("items") : doc.end();
@@ -127,19 +134,26 @@ class Run {
                            (kind == "List" || (kind.size() > 4 && kind.ends_with("List")));
       if (is_list) {
         for (std::size_t j = 0; j < items->size(); ++j) {
-          check_object(input.name, index + "." + std::to_string(j + 1), (*items)[j]);
+          const int line = j < at.items.size() ? at.items[j] : at.line;
+          check_object(input.name, index + "." + std::to_string(j + 1), line, (*items)[j]);
+          ++objects;
         }
       } else {
-        check_object(input.name, index, doc);
+        check_object(input.name, index, at.line, doc);
+        ++objects;
       }
     }
+    // CLI-3: an input without any object is an error, not a silent success.
+    if (objects == 0) problem(input.name, "no object found (the input is empty, or holds only comments, "
+                                          "document separators or empty Lists)", kExitInvalid);
   }
 
-  void check_object(const std::string& file, const std::string& index, const json& obj) {
+  // `index`: the document number ("3") or document.item ("3.2"); `line`: where that object starts (1-based).
+  void check_object(const std::string& file, const std::string& index, int line, const json& obj) {
     const std::string api_version = string_field(obj, "apiVersion");
     const std::string kind = string_field(obj, "kind");
     const std::string name = meta_field(obj, "name");
-    const std::string where = file + ":" + index;
+    const std::string where = file + ":" + std::to_string(line);
     const std::string group = api_version.substr(0, api_version.find('/'));
     const bool ours = group == api::kGroup || (api_version.empty() && api::kind_from_name(kind).has_value());
     if (!obj.is_object() || !ours) {
@@ -147,14 +161,18 @@ class Run {
         exit_ = std::max(exit_, kExitInvalid);
         report_["valid"] = false;
         report_["problems"].push_back(
-            {{"file", file}, {"document", index}, {"message", "not a Kubernetes object"}});
+            {{"file", file}, {"document", index}, {"line", line}, {"message", "not a Kubernetes object"}});
         if (!json_output()) err_ << where << ": not a Kubernetes object\n";
         return;
       }
-      report_["skipped"].push_back(
-          {{"file", file}, {"document", index}, {"apiVersion", api_version}, {"kind", kind}, {"name", name}});
+      report_["skipped"].push_back({{"file", file},
+                                    {"document", index},
+                                    {"line", line},
+                                    {"apiVersion", api_version},
+                                    {"kind", kind},
+                                    {"name", name}});
       if (!json_output()) {
-        err_ << where << " " << (kind.empty() ? "<no kind>" : kind) << "/" << name
+        err_ << where << ": " << (kind.empty() ? "<no kind>" : kind) << "/" << name
              << ": skipped: not a rightsizing.kubex.ai object\n";
       }
       return;
@@ -163,9 +181,10 @@ class Run {
     ctx.early_webhook_enabled = opts_.early_webhook_enabled;
     api::ValidationReport r = api::validate_any(obj, ctx);
     const std::string label =
-        where + " " + (kind.empty() ? "<no kind>" : kind) + "/" + (name.empty() ? "<no name>" : name);
+        where + ": " + (kind.empty() ? "<no kind>" : kind) + "/" + (name.empty() ? "<no name>" : name);
     json entry = {{"file", file},
                   {"document", index},
+                  {"line", line},
                   {"apiVersion", api_version},
                   {"kind", kind},
                   {"name", name},

@@ -268,22 +268,22 @@ items:
 """
 
 
-def test_kubex_validate_rejects_bad_files_with_exact_lines(tmp_path):  # VAL-1, VAL-3, VAL-4, VAL-2
+def test_kubex_validate_rejects_bad_files_with_exact_lines(tmp_path):  # VAL-1, VAL-3, VAL-4, VAL-2, CLI-3 lines
     f = tmp_path / "bad.yaml"
     f.write_text(BAD)
     res = validate("-f", str(f))
     assert res.returncode == 1
     assert res.stdout == ""
     assert res.stderr.splitlines() == [
-        f"{f}:1 ConfigMap/cm: skipped: not a rightsizing.kubex.ai object",
-        f'{f}:2 ClusterAutomationStrategy/s: spec.experimental.gpuKaiContract: unsupported value "v1alpha1-2026-04": '
+        f"{f}:1: ConfigMap/cm: skipped: not a rightsizing.kubex.ai object",
+        f'{f}:5: ClusterAutomationStrategy/s: spec.experimental.gpuKaiContract: unsupported value "v1alpha1-2026-04": '
         'the only accepted GPU/KAI contract is "v1alpha1-2026-07"',
-        f"{f}:2 ClusterAutomationStrategy/s: spec.enablement.gpu.requests: floor must be less than or equal to ceiling",
-        f"{f}:3.1 ClusterGpuReactivePolicy/r: spec.scope.namespaceSelector.values: must contain at least 1 item",
-        f'{f}:3.1 ClusterGpuReactivePolicy/r: spec.metrics.compute.prometheus.interpretation: unsupported value '
+        f"{f}:5: ClusterAutomationStrategy/s: spec.enablement.gpu.requests: floor must be less than or equal to ceiling",
+        f"{f}:17: ClusterGpuReactivePolicy/r: spec.scope.namespaceSelector.values: must contain at least 1 item",
+        f'{f}:17: ClusterGpuReactivePolicy/r: spec.metrics.compute.prometheus.interpretation: unsupported value '
         '"halfGPU": supported values: "fullGPU", "currentAllocation"',
-        f"{f}:3.1 ClusterGpuReactivePolicy/r: spec.metrics.memory: required",
-        f'{f}:3.2 ClusterAutomationStrategy/warn: warning: spec.enablement.gpu.requests.ceiling: "1" is recommended '
+        f"{f}:17: ClusterGpuReactivePolicy/r: spec.metrics.memory: required",
+        f'{f}:28: ClusterAutomationStrategy/warn: warning: spec.enablement.gpu.requests.ceiling: "1" is recommended '
         'when overrideScheduler is "kai"',
     ]
     # The same from standard input, and as a JSON report.
@@ -315,7 +315,7 @@ def test_kubex_validate_exit_codes(tmp_path):
     bad.write_text("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: GlobalConfiguration\nmetadata: {name: gc}\n")
     res = validate("-f", str(good), "-f", str(bad))
     assert res.returncode == 1
-    assert res.stderr.splitlines() == [f'{bad}:1 GlobalConfiguration/gc: metadata.name: must be "global-config"']
+    assert res.stderr.splitlines() == [f'{bad}:1: GlobalConfiguration/gc: metadata.name: must be "global-config"']
     # A document that does not parse is invalid input (1); a missing file or a bad flag is a usage/IO error (2).
     broken = tmp_path / "broken.yaml"
     broken.write_text("a: [")

@@ -298,9 +298,11 @@ def test_unreachable_api_server(lsim, tmp_path):
 
 
 @pytest.mark.parametrize("args", [["--leader-elect=maybe"], ["--no-such-flag"], ["--log-level", "loud"]])
-def test_bad_flag(lsim, args):
-    err = run_engine_once("--kubeconfig", lsim.kubeconfig, *args)
-    assert err["msg"] in ("invalid command line", "invalid flag"), err
+def test_bad_flag(lsim, args):  # ENG-3, CLI-3: bad usage is one plain line on stderr (and a hint), exit 2
+    res = subprocess.run([str(BIN / "kubex"), "engine", "--kubeconfig", lsim.kubeconfig, *args],
+                         capture_output=True, text=True, timeout=15)
+    assert res.returncode == 2 and res.stdout == "", res
+    assert res.stderr.startswith("kubex engine: ") and len(res.stderr.splitlines()) == 2, res.stderr
 
 
 def test_busy_metrics_port(lsim):

@@ -378,3 +378,32 @@ TEST(Yaml, NeverCrashesOnGarbage) {
     }
   }
 }
+
+TEST(Yaml, DocumentLinesNameWhereEachDocumentAndListItemStarts) {  // CLI-3: <file>:<line> of each object
+  std::vector<DocumentLines> lines;
+  auto docs = yaml_to_json_documents(
+      "# leading comment\n"       // 1
+      "a: 1\n"                    // 2: document 1
+      "---\n"                     // 3
+      "---\n"                     // 4: an empty document, skipped
+      "\n"                        // 5
+      "# about the list\n"        // 6
+      "kind: List\n"              // 7: document 2
+      "items:\n"                  // 8
+      "  - name: x\n"             // 9: item 1
+      "    v: 1\n"                // 10
+      "  -\n"                     // 11: item 2 (its value starts on the next line)
+      "    name: y\n"             // 12
+      "--- {\"json\": true}\n",   // 13: document 3
+      &lines);
+  ASSERT_TRUE(docs.has_value()) << docs.error().str();
+  ASSERT_EQ(docs->size(), 3u);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].line, 2);
+  EXPECT_TRUE(lines[0].items.empty());
+  EXPECT_EQ(lines[1].line, 7);
+  EXPECT_EQ(lines[1].items, (std::vector<int>{9, 12}));
+  EXPECT_EQ(lines[2].line, 13);
+  // Without the out-parameter nothing changes.
+  EXPECT_EQ(yaml_to_json_documents("a: 1\n")->size(), 1u);
+}

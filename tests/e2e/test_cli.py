@@ -1,0 +1,180 @@
+"""The `kubex` command line (issue 12 item 6; SPEC §13a CLI-3 exit codes, ENG-3): `kubex --version` / `kubex version`
+with the git commit and build date (also the engine's first log line and `kubex_build_info` on /metrics), commands of
+later releases answering plainly, usage errors as plain text on stderr, and `kubex validate` naming the line where
+each object starts."""
+import datetime
+import json
+import re
+import subprocess
+
+import pytest
+
+from conftest import BIN, ROOT, EngineProcess, wait_for
+
+KUBEX = str(BIN / "kubex")
+COMMIT = re.compile(r"^([0-9a-f]{40}|unknown)$")
+
+
+def kubex(*args, input=None):
+    return subprocess.run([KUBEX, *args], input=input, capture_output=True, text=True, timeout=60)
+
+
+def parse_version_text(text):
+    lines = text.splitlines()
+    assert len(lines) == 3, text
+    m = re.fullmatch(r"kubex version (\S+)", lines[0])
+    assert m, lines[0]
+    assert lines[1].startswith("commit: ") and lines[2].startswith("build date: "), text
+    return {"version": m.group(1), "commit": lines[1][len("commit: "):], "buildDate": lines[2][len("build date: "):]}
+
+
+def check_build_info(info):
+    assert re.fullmatch(r"\d+\.\d+\.\d+", info["version"]), info
+    assert COMMIT.match(info["commit"]), info
+    datetime.datetime.strptime(info["buildDate"], "%Y-%m-%dT%H:%M:%SZ")
+    if info["commit"] != "unknown" and (ROOT / ".git").exists():
+        # The binary was built from a commit of this checkout (HEAD may have moved on since).
+        known = subprocess.run(["git", "-C", str(ROOT), "cat-file", "-e", info["commit"] + "^{commit}"],
+                               capture_output=True)
+        assert known.returncode == 0, info
+
+
+def test_version_flag_and_command_agree():  # ENG-3
+    flag, command = kubex("--version"), kubex("version")
+    assert flag.returncode == 0 and command.returncode == 0, (flag.stderr, command.stderr)
+    assert flag.stdout == command.stdout and flag.stderr == "" and command.stderr == ""
+    info = parse_version_text(command.stdout)
+    check_build_info(info)
+    as_json = kubex("version", "-o", "json")
+    assert as_json.returncode == 0
+    doc = json.loads(as_json.stdout)
+    assert doc == {"apiVersion": "cli.kubex.ai/v1alpha1", "kind": "Version", **info}
+
+
+@pytest.mark.parametrize("args", [["explain", "pod", "a/b"], ["explain"], ["plan", "consolidation"],
+                                  ["plan", "consolidation", "--policy", "x", "-o", "json"]])
+def test_commands_of_later_releases_say_so(args):  # CLI-1, CLI-2 are not in this release
+    res = kubex(*args)
+    assert res.returncode == 1, res
+    assert res.stdout == ""
+    assert res.stderr.splitlines() == [f"kubex {args[0]}: not available in this version "
+                                       f"({parse_version_text(kubex('version').stdout)['version']})"]
+
+
+def not_json(text):
+    for line in text.splitlines():
+        try:
+            json.loads(line)
+        except ValueError:
+            continue
+        return False
+    return True
+
+
+@pytest.mark.parametrize("args,command,text", [
+    ([], "kubex", "a command is required (commands: engine, validate, version)"),
+    (["--bogus"], "kubex", 'unknown command or flag "--bogus"'),
+    (["frobnicate"], "kubex", 'unknown command or flag "frobnicate"'),
+    (["engine", "--no-such-flag"], "kubex engine", "--no-such-flag"),
+    (["engine", "--leader-elect=maybe"], "kubex engine", "maybe"),
+    (["engine", "--log-level", "loud"], "kubex engine", "--log-level"),
+    (["engine", "--kai-queues-check-interval", "10ms"], "kubex engine", "at least 1s"),
+    (["validate"], "kubex validate", "--filename"),
+    (["validate", "-f", "x.yaml", "-o", "yaml"], "kubex validate", "yaml"),
+    (["version", "-o", "yaml"], "kubex version", "yaml"),
+])
+def test_usage_errors_are_plain_text_on_stderr(args, command, text):  # CLI-3: 2 on bad usage
+    res = kubex(*args)
+    assert res.returncode == 2, res
+    assert res.stdout == ""
+    assert not_json(res.stderr), res.stderr
+    first, hint = res.stderr.splitlines()
+    assert first.startswith(command + ": ") and text in first, res.stderr
+    assert hint == f"Run '{command} --help' for usage."
+
+
+MULTI = """# Policies of team A.
+apiVersion: rightsizing.kubex.ai/v1alpha1
+kind: PolicyEvaluation
+metadata:
+  name: policy-evaluation
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm}
+
+---
+# The object below is invalid.
+
+apiVersion: rightsizing.kubex.ai/v1alpha1
+kind: GlobalConfiguration
+metadata:
+  name: gc
+---
+kind: List
+apiVersion: v1
+items:
+  - apiVersion: rightsizing.kubex.ai/v1alpha1
+    kind: GlobalConfiguration
+    metadata: {name: in-list}
+  - apiVersion: rightsizing.kubex.ai/v1alpha1
+    kind: PolicyEvaluation
+    metadata: {name: policy-evaluation}
+"""
+
+
+def test_validate_names_the_line_each_object_starts_at(tmp_path):  # CLI-3: <file>:<line>: <Kind>/<name>: <error>
+    f = tmp_path / "multi.yaml"
+    f.write_text(MULTI)
+    res = kubex("validate", "-f", str(f))
+    assert res.returncode == 1, res
+    assert res.stdout == ""
+    assert res.stderr.splitlines() == [
+        f"{f}:7: ConfigMap/cm: skipped: not a rightsizing.kubex.ai object",
+        f'{f}:14: GlobalConfiguration/gc: metadata.name: must be "global-config"',
+        f'{f}:22: GlobalConfiguration/in-list: metadata.name: must be "global-config"',
+    ]
+    report = json.loads(kubex("validate", "-f", str(f), "-o", "json").stdout)
+    assert [(d["document"], d["line"], d["valid"]) for d in report["documents"]] == [
+        ("1", 2, True), ("3", 14, False), ("4.1", 22, False), ("4.2", 25, True)]
+    assert [(s["kind"], s["line"]) for s in report["skipped"]] == [("ConfigMap", 7)]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "# nothing here\n", "---\n---\n", "kind: List\napiVersion: v1\nitems: []\n"])
+def test_validate_an_input_without_objects_is_an_error(tmp_path, text):  # CLI-3: exit 1 when no object
+    f = tmp_path / "empty.yaml"
+    f.write_text(text)
+    res = kubex("validate", "-f", str(f))
+    assert res.returncode == 1, res
+    assert res.stderr.startswith(f"{f}: no object found"), res.stderr
+    report = kubex("validate", "-f", "-", "-o", "json", input=text)
+    assert report.returncode == 1
+    doc = json.loads(report.stdout)
+    assert doc["valid"] is False and doc["problems"][0]["message"].startswith("no object found"), doc
+    empty_dir = tmp_path / "d"
+    empty_dir.mkdir()
+    (empty_dir / "README.txt").write_text("not a manifest")
+    res = kubex("validate", "-f", str(empty_dir))
+    assert res.returncode == 1 and "no .yaml, .yml or .json file" in res.stderr, res
+
+
+@pytest.fixture(scope="module")
+def csim(sim_factory):
+    return sim_factory(extra_args=["--no-cluster"])
+
+
+def test_engine_first_log_line_and_build_info_metric(csim):  # ENG-3, OBS-5
+    info = parse_version_text(kubex("version").stdout)
+    e = EngineProcess(csim.kubeconfig, namespace="default", leader_elect=False)
+    try:
+        e.wait_line("starting kubex engine")
+        first = e.lines[0]
+        assert first["msg"] == f"kubex engine {info['version']}", first
+        assert {k: first[k] for k in ("version", "commit", "buildDate")} == info
+        body = wait_for(lambda: "kubex_build_info" in (m := e.metrics()) and m, what="kubex_build_info")
+        series = [l for l in body.splitlines() if l.startswith("kubex_build_info{")]
+        labels = f'build_date="{info["buildDate"]}",commit="{info["commit"]}",version="{info["version"]}"'
+        assert series == [f"kubex_build_info{{{labels}}} 1"], series
+        assert "# TYPE kubex_build_info gauge" in body
+    finally:
+        e.kill()
