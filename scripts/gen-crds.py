@@ -4,7 +4,8 @@
 The CRD YAML is the API's source of truth for clusters and for kubex-sim (DESIGN §2.5); this script only keeps
 the eleven files consistent (the gate blocks, selectors, signals and conditions repeat across kinds). Edit the
 schema here, run `scripts/gen-crds.py`, and commit the regenerated YAML. The C++ side (src/api/defaults.cpp
-field_catalogue) must follow: tests/unit/api/parity_test.cpp fails when a field, type or default differs, and
+field_catalogue) must follow: tests/unit/api/parity_test.cpp fails when a field, type or default differs, or
+when a bad object's API-server errors are not the validator's (path and text), and
 tests/e2e/test_api.py fails when the committed YAML is not what this script writes.
 
 Usage: scripts/gen-crds.py [OUTPUT_DIR]   (default: charts/kubex-crds/templates next to this script)
@@ -26,6 +27,7 @@ METRIC_RE = r"^[A-Za-z_:][A-Za-z0-9_:]*$"
 LABEL_NAME_RE = r"^[A-Za-z_][A-Za-z0-9_]*$"
 HHMM_RE = r"^([01][0-9]|2[0-3]):[0-5][0-9]$"
 HHMM_END_RE = r"^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$"
+# Used inside a CEL raw string literal (r'...'), so the backslashes reach RE2 as written.
 URL_RE = r"^https?://[^\s/?#]+([/?#]\S*)?$"
 REASON_RE = r"^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
 WORKLOAD_TYPES = ["Deployment", "StatefulSet", "CronJob", "Rollout", "Job", "AnalysisRun", "DaemonSet", "Model",
@@ -35,19 +37,82 @@ WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "S
             "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
 NO_EFFECT = " Accepted for compatibility; it has no effect in this engine (setting a non-default value returns " \
             "an admission warning)."
+INT32_MIN, INT32_MAX = -2147483648, 2147483647
+QUANTITY_KEYS = ["cpu", "memory", "gpu"]
+# List positions a rule on a whole list can name in its message (duplicates): CEL has no range(); lists this
+# long are far beyond any real object, and the rule itself checks every position.
+INDEXES = "[" + ", ".join(str(i) for i in range(64)) + "]"
+
+# How the spec schemas report errors (API-2, VAL-4; docs/status-and-events.md "Validation errors").
+#
+# Every check on what users write is an x-kubernetes-validations rule whose message is the validator's VAL-4
+# text and whose reason is FieldValueForbidden (FieldValueRequired for "required"), so that kube-apiserver
+# prints `<validator path>: Forbidden: <validator message>` - not the OpenAPI wording, and not the
+# `Invalid value: "object":` form. The spec schemas therefore use no `enum`, `pattern`, `required`,
+# `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`, `format: int32` or list-type keys:
+#  * their wording differs from VAL-4 ("in body should be greater than or equal to 1", a regex dump), and
+#  * kube-apiserver skips every CEL rule when an enum, required, maxLength, maxItems/maxProperties or type
+#    error exists (printing `<nil>: Invalid value: null: some validation rules were not checked ...`), so
+#    cross-field errors would only show on a second apply.
+# Only `type` errors still block the rules; they cannot be expressed otherwise.
+# CEL reports an error at the path of the node its rule is attached to (plus `fieldPath`), and it renders map
+# keys as `containers[app]`; checks below a map (container names) are therefore one rule on the map itself
+# whose message lists each failure as `<validator path>: <message>`, joined with "; " like VAL-1.
+# The status schemas are written by the engine and keep the plain OpenAPI keywords.
+
+FORBIDDEN = "FieldValueForbidden"
+REQUIRED = "FieldValueRequired"
 
 
 # ------------------------------------------------------------------------------------------------ field helpers
 
-def rule(expr, message=None, field_path=None, message_expression=None):
+def rule(expr, message=None, field_path=None, message_expression=None, reason=FORBIDDEN):
     r = {"rule": expr}
     if message is not None:
         r["message"] = message
     if message_expression is not None:
         r["messageExpression"] = message_expression
+    if reason is not None:
+        r["reason"] = reason
     if field_path is not None:
         r["fieldPath"] = field_path
     return r
+
+
+def cel_str(text):
+    """A CEL single-quoted string literal (the texts here contain no quote or backslash)."""
+    assert "'" not in text and "\\" not in text, text
+    return f"'{text}'"
+
+
+def quoted_list(values):
+    return ", ".join(f'"{v}"' for v in values)
+
+
+def required_rule(prop, field_path=None, nonempty=False):
+    """`<path>.<prop>: required` (Required value) when the property is absent (or, `nonempty`, "")."""
+    expr = f"has(self.{prop})" + (f" && self.{prop} != ''" if nonempty else "")
+    return rule(expr, "required", field_path or f".{prop}", reason=REQUIRED)
+
+
+def enum_rule(values, message_expression=None):
+    """VAL-4 enums: `unsupported value "x": supported values: "a", "b"`."""
+    literal = "[" + ", ".join(cel_str(v) for v in values) + "]"
+    supported = f"supported values: {quoted_list(values)}"
+    return rule(f"self in {literal}", f"unsupported value: {supported}",
+                message_expression=message_expression
+                or f"'unsupported value ' + strings.quote(self) + {cel_str(': ' + supported)}")
+
+
+def match_rule(regex, message, allow_empty=False):
+    expr = f"self.matches({cel_str(regex)})"
+    return rule(f"self == '' || {expr}" if allow_empty else expr, message)
+
+
+def add_rules(node, rules):
+    if rules:
+        node.setdefault("x-kubernetes-validations", []).extend(rules)
+    return node
 
 
 def with_default(node, default):
@@ -56,21 +121,33 @@ def with_default(node, default):
     return node
 
 
-def string(desc, default=None, **kw):
-    return with_default({"type": "string", "description": desc, **kw}, default)
+def string(desc, default=None, enum=None, rules=None, **kw):
+    """A spec string. `enum` becomes a CEL rule (VAL-4 wording); `kw` is only for status schemas."""
+    node = with_default({"type": "string", "description": desc, **kw}, default)
+    return add_rules(node, ([enum_rule(enum)] if enum else []) + list(rules or []))
+
+
+def status_string(desc, **kw):
+    return {"type": "string", "description": desc, **kw}
 
 
 def boolean(desc, default=None):
     return with_default({"type": "boolean", "description": desc}, default)
 
 
+def int_bounds_rules(minimum=None, maximum=None):
+    """The validator's integer checks (int32 range included): `must be >= 1`, `must be between 1 and 100`."""
+    if minimum is not None and maximum is not None:
+        return [rule(f"self >= {minimum} && self <= {maximum}", f"must be between {minimum} and {maximum}")]
+    lo = INT32_MIN if minimum is None else minimum
+    return [rule(f"self >= {lo}", f"must be >= {lo}"),
+            rule(f"self <= {INT32_MAX}", f"must be <= {INT32_MAX}")]
+
+
 def int32(desc, default=None, minimum=None, maximum=None):
-    node = {"type": "integer", "format": "int32", "description": desc}
-    if minimum is not None:
-        node["minimum"] = minimum
-    if maximum is not None:
-        node["maximum"] = maximum
-    return with_default(node, default)
+    """An int32 spec field; the range is a CEL rule (no `format: int32`, no `minimum`/`maximum`)."""
+    node = {"type": "integer", "description": desc}
+    return add_rules(with_default(node, default), int_bounds_rules(minimum, maximum))
 
 
 def int64(desc, minimum=None):
@@ -80,13 +157,14 @@ def int64(desc, minimum=None):
     return node
 
 
-def obj(desc, props, required=None, default=None, rules=None, **kw):
+def obj(desc, props, required=None, default=None, rules=None, schema_required=None, **kw):
+    """An object. `required` properties become CEL rules (`<path>: required`); `schema_required` stays the
+    OpenAPI keyword (status schemas, list-map keys)."""
     node = {"type": "object", "description": desc, "properties": props}
-    if required:
-        node["required"] = required
-    if rules:
-        node["x-kubernetes-validations"] = rules
+    if schema_required:
+        node["required"] = schema_required
     node.update(kw)
+    add_rules(node, [required_rule(p) for p in required or []] + list(rules or []))
     return with_default(node, default)
 
 
@@ -99,62 +177,112 @@ def free_object(desc):
     return {"type": "object", "description": desc, "x-kubernetes-preserve-unknown-fields": True}
 
 
-def array(desc, items, default=None, **kw):
-    return with_default({"type": "array", "description": desc, "items": items, **kw}, default)
+def array(desc, items, default=None, max_items=None, rules=None, **kw):
+    node = with_default({"type": "array", "description": desc, "items": items, **kw}, default)
+    if max_items is not None:
+        add_rules(node, [rule(f"size(self) <= {max_items}", f"must have at most {max_items} items")])
+    return add_rules(node, rules)
 
 
 def timestamp(desc):
     return {"type": "string", "format": "date-time", "description": desc}
 
 
+def is_duration(expr="self"):
+    return f"{expr}.matches({cel_str(DURATION_RE)})"
+
+
 def duration(desc, default, minimum=None, minimum_text=None, extra_rules=()):
-    """A Go duration string. `minimum` is a CEL duration literal; the rule message is `must be at least X`."""
-    rules = []
+    """A Go duration string: `must be a valid duration`; `minimum` is a CEL duration literal (`must be at least
+    X`). Rules on the value are guarded by the syntax check, so a bad string gets one error."""
+    rules = [rule(is_duration(), "must be a valid duration")]
     if minimum is not None:
-        rules.append(rule(f"!self.matches('{DURATION_RE}') || duration(self) >= duration('{minimum}')",
+        rules.append(rule(f"!{is_duration()} || duration(self) >= duration('{minimum}')",
                           f"must be at least {minimum_text or minimum}"))
     rules.extend(extra_rules)
     text = desc + " A Go duration such as `90s`, `1m30s` or `1h`."
     if default is not None:
         text += f" Default: `{default}`."
-    node = string(text, default, pattern=DURATION_RE)
-    if rules:
-        node["x-kubernetes-validations"] = rules
-    return node
+    return add_rules(string(text, default), rules)
 
 
-def quantity(desc, check):
-    """An int-or-string Kubernetes quantity (GPU-3). `check` is "floor" (>= 0), "ceiling" (> 0) or "any" (>= 0)."""
-    rules = [rule("isQuantity(string(self))", "must be a valid quantity")]
-    if check == "ceiling":
-        rules.append(rule("!isQuantity(string(self)) || quantity(string(self)).sign() > 0", "must be > 0"))
-    else:
-        rules.append(rule("!isQuantity(string(self)) || quantity(string(self)).sign() >= 0", "must be >= 0"))
+def duration_rule(expr, message):
+    return rule(f"!{is_duration()} || {expr}", message)
+
+
+# ------------------------------------------------------------------------------------------------ quantities
+
+def is_qty(v):
+    return f"isQuantity(string({v}))"
+
+
+def qty_sign(v):
+    return f"quantity(string({v})).sign()"
+
+
+def quantity(desc):
+    """An int-or-string Kubernetes quantity (GPU-3). Its checks are on the enclosing object (bounds_checks,
+    static_checks), so that the ones below container-name maps can name the validator's path."""
     return {"x-kubernetes-int-or-string": True,
             "description": desc + " A Kubernetes quantity: a whole number (`1`, `4`) or a quoted string (`\"0.25\"`, "
-                                  "`\"500m\"`, `\"2Gi\"`). Decimals must be quoted in YAML.",
-            "x-kubernetes-validations": rules}
+                                  "`\"500m\"`, `\"2Gi\"`). Decimals must be quoted in YAML."}
 
 
-FLOOR_LE_CEILING = rule(
-    "!has(self.floor) || !has(self.ceiling) || !isQuantity(string(self.floor)) || "
-    "!isQuantity(string(self.ceiling)) || quantity(string(self.floor)).compareTo(quantity(string(self.ceiling))) <= 0",
-    "floor must be less than or equal to ceiling")
+def bounds_checks(a):
+    """The validator's check_bounds on the object `a` (a CEL expression): (bad, field suffix, message), in
+    the validator's order. floor <= ceiling is only judged when both are usable (floor >= 0, ceiling > 0)."""
+    floor, ceiling = f"{a}.floor", f"{a}.ceiling"
+    floor_ok = f"{is_qty(floor)} && {qty_sign(floor)} >= 0"
+    ceiling_ok = f"{is_qty(ceiling)} && {qty_sign(ceiling)} > 0"
+    return [
+        (f"has({floor}) && !{is_qty(floor)}", ".floor", "must be a valid quantity"),
+        (f"has({floor}) && {is_qty(floor)} && {qty_sign(floor)} < 0", ".floor", "must be >= 0"),
+        (f"has({ceiling}) && !{is_qty(ceiling)}", ".ceiling", "must be a valid quantity"),
+        (f"has({ceiling}) && {is_qty(ceiling)} && {qty_sign(ceiling)} <= 0", ".ceiling", "must be > 0"),
+        (f"has({floor}) && has({ceiling}) && {floor_ok} && {ceiling_ok} && "
+         f"quantity(string({floor})).compareTo(quantity(string({ceiling}))) > 0", "",
+         "floor must be less than or equal to ceiling"),
+    ]
+
+
+def node_rules(checks):
+    """Checks of one object as rules on that object (static paths: `<path><suffix>: <message>`)."""
+    return [rule(f"!({bad})", msg, field_path=suffix or None) for bad, suffix, msg in checks]
+
+
+def map_rule(path, checks_of, what):
+    """One rule on a map keyed by container name: every entry's checks, the message listing each failure as
+    `<path>.<key><suffix>: <message>` (the validator's path; CEL itself would print `<path>[<key>]`).
+    `checks_of(entry_expr, key_expr)` returns [(bad, suffix expression, message)] where the suffix is a CEL
+    string expression appended after the key."""
+    checks = checks_of("self[k]", "k")
+    ok = " && ".join(f"!({bad})" for bad, _, _ in checks)
+    def entry(suffix, msg):
+        after_key = "" if suffix == "''" else f" + {suffix}"
+        return f"{cel_str(path + '.')} + k{after_key} + {cel_str(': ' + msg)}"
+    parts = " + ".join(f"({bad} ? [{entry(suffix, msg)}] : [])" for bad, suffix, msg in checks)
+    return rule(f"self.all(k, {ok})", f"invalid {what}",
+                message_expression=f"self.map(k, ({parts}).join('; ')).filter(m, m != '').join('; ')")
+
+
+def gate_entry_checks(entry, key):
+    return [(bad, cel_str(suffix), msg) for bad, suffix, msg in bounds_checks(entry)]
 
 
 def bounds_props(resource):
     unit = "GPUs" if resource == "gpu" else ("cores" if resource == "cpu" else "bytes")
     return {
         "floor": quantity(f"Lowest {resource} value kubex applies, in {unit}; recommendations below it are raised to "
-                          "it (reason `floor-clamped`). Must be >= 0. No default (no floor).", "floor"),
+                          "it (reason `floor-clamped`). Must be >= 0. No default (no floor)."),
         "ceiling": quantity(f"Highest {resource} value kubex applies, in {unit}; recommendations above it are lowered "
                             "to it (reason `ceiling-clamped`). Must be > 0 and >= floor. No default (no ceiling)."
-                            + (" Set `\"1\"` for KAI strategies." if resource == "gpu" else ""), "ceiling"),
+                            + (" Set `\"1\"` for KAI strategies." if resource == "gpu" else "")),
     }
 
 
 def gates(resource, usage, up, down, unspec):
     what = f"{resource} {usage}"
+    path = f"spec.enablement.{resource}.{usage}"
     props = {
         "upsize": boolean(f"Allow kubex to raise the {what} of a container (ADM-9). Default: `{str(up).lower()}`.", up),
         "downsize": boolean(f"Allow kubex to lower the {what} of a container (ADM-9). Default: "
@@ -167,24 +295,25 @@ def gates(resource, usage, up, down, unspec):
         "type": "object",
         "description": f"Per-container {what} bounds, keyed by container name. A container entry overrides the "
                        "floor/ceiling above for that container.",
-        "additionalProperties": obj(f"The {what} bounds of one container.", bounds_props(resource),
-                                    rules=[FLOOR_LE_CEILING]),
+        "additionalProperties": obj(f"The {what} bounds of one container.", bounds_props(resource)),
+        "x-kubernetes-validations": [map_rule(path + ".containers", gate_entry_checks, "container bounds")],
     }
-    return obj(f"Direction gates and bounds for {what}.", props, default={}, rules=[FLOOR_LE_CEILING])
+    return obj(f"Direction gates and bounds for {what}.", props, default={},
+               rules=node_rules(bounds_checks("self")))
 
 
 def conditions():
     return array(
         "Standard conditions of this object, one per `type` (see `kubectl describe`).",
         obj("One condition (metav1.Condition).", {
-            "type": string("Condition type, for example `Valid`, `Ready` or `Available`.", maxLength=316),
-            "status": string("`True`, `False` or `Unknown`.", enum=["True", "False", "Unknown"]),
-            "reason": string("Machine-readable CamelCase reason for the last transition, such as `InvalidSpec`.",
-                             maxLength=1024, pattern=REASON_RE),
-            "message": string("Human-readable details of the last transition.", maxLength=32768),
+            "type": status_string("Condition type, for example `Valid`, `Ready` or `Available`.", maxLength=316),
+            "status": status_string("`True`, `False` or `Unknown`.", enum=["True", "False", "Unknown"]),
+            "reason": status_string("Machine-readable CamelCase reason for the last transition, such as "
+                                    "`InvalidSpec`.", maxLength=1024, pattern=REASON_RE),
+            "message": status_string("Human-readable details of the last transition.", maxLength=32768),
             "observedGeneration": int64("The metadata.generation the condition was computed from.", minimum=0),
             "lastTransitionTime": timestamp("When the condition last changed status."),
-        }, required=["type", "status"]),
+        }, schema_required=["type", "status"]),
         **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]})
 
 
@@ -197,20 +326,27 @@ def status(desc, extra=None):
     return obj(desc, props)
 
 
+SELECTOR_OPERATORS = ["In", "NotIn", "Exists", "DoesNotExist"]
+
+
 def label_selector(desc, wildcards):
     values_desc = "Values for `In` and `NotIn` (required, at least one); must be empty for `Exists` and " \
                   "`DoesNotExist`."
     if wildcards:
         values_desc += " `In`/`NotIn` values may contain shell-style `*` wildcards (`nvidia-*`)."
     expression = obj("One requirement: key, operator and values.", {
-        "key": string("The label key the requirement applies to.", minLength=1),
-        "operator": string("`In`, `NotIn`, `Exists` or `DoesNotExist`.", enum=["In", "NotIn", "Exists", "DoesNotExist"]),
+        "key": string("The label key the requirement applies to."),
+        "operator": string("`In`, `NotIn`, `Exists` or `DoesNotExist`.", enum=SELECTOR_OPERATORS),
         "values": array(values_desc, {"type": "string", "description": "One label value."}),
-    }, required=["key", "operator"], rules=[
-        rule("!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)",
-             field_path=".values", message_expression="'required for operator ' + self.operator"),
-        rule("self.operator in ['In', 'NotIn'] || !has(self.values) || size(self.values) == 0",
-             field_path=".values", message_expression="'must be empty for operator ' + self.operator"),
+    }, rules=[
+        required_rule("key", nonempty=True),
+        required_rule("operator", nonempty=True),
+        rule("!has(self.operator) || !(self.operator in ['In', 'NotIn']) || (has(self.values) && "
+             "size(self.values) > 0)", "required for operator In or NotIn", field_path=".values",
+             message_expression="'required for operator ' + self.operator"),
+        rule("!has(self.operator) || !(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || "
+             "size(self.values) == 0", "must be empty for operator Exists or DoesNotExist", field_path=".values",
+             message_expression="'must be empty for operator ' + self.operator"),
     ])
     return obj(desc, {
         "matchLabels": string_map("Labels that must all be present with exactly these values."),
@@ -218,17 +354,26 @@ def label_selector(desc, wildcards):
     })
 
 
+UNSUPPORTED_CONTRACT = ("'unsupported value ' + strings.quote(self) + "
+                        + cel_str(f': the only accepted GPU/KAI contract is "{CONTRACT}"'))
+
+
 def experimental(always):
+    """VAL-3. The value itself: "none" or the contract, anything else is `unsupported value "x": the only
+    accepted ...`. For the kinds that always need the contract, absent or "none" is `must be "<contract>"`."""
+    contract = string(
+        f"The GPU/KAI contract version this object is written for. Must be `{CONTRACT}`." if always else
+        f"The GPU/KAI contract version: `{CONTRACT}` or `none`. `{CONTRACT}` is required when "
+        "`spec.enablement.overrideScheduler` is `kai` or `spec.kai` is set (VAL-3).",
+        rules=[rule(f"self in ['none', '{CONTRACT}']", f"the only accepted GPU/KAI contract is \"{CONTRACT}\"",
+                    message_expression=UNSUPPORTED_CONTRACT)])
     if always:
-        contract = string(f"The GPU/KAI contract version this object is written for. Must be `{CONTRACT}`.",
-                          enum=[CONTRACT])
-        desc = f"Experimental GPU/KAI settings. Required: set `gpuKaiContract: {CONTRACT}` (VAL-3)."
-    else:
-        contract = string(f"The GPU/KAI contract version: `{CONTRACT}` or `none`. `{CONTRACT}` is required when "
-                          "`spec.enablement.overrideScheduler` is `kai` or `spec.kai` is set (VAL-3).",
-                          enum=["none", CONTRACT])
-        desc = "Experimental GPU/KAI settings. When present, `gpuKaiContract` is required."
-    return obj(desc, {"gpuKaiContract": contract}, required=["gpuKaiContract"])
+        return obj(f"Experimental GPU/KAI settings. Required: set `gpuKaiContract: {CONTRACT}` (VAL-3).",
+                   {"gpuKaiContract": contract},
+                   rules=[rule("has(self.gpuKaiContract) && self.gpuKaiContract != 'none'",
+                               f"must be \"{CONTRACT}\"", field_path=".gpuKaiContract")])
+    return obj("Experimental GPU/KAI settings. When present, `gpuKaiContract` is required.",
+               {"gpuKaiContract": contract}, required=["gpuKaiContract"])
 
 
 def metadata():
@@ -252,13 +397,19 @@ def strategy_spec(cluster):
     where = "cluster-wide policies (ClusterProactivePolicy, ClusterStaticPolicy, ClusterGpuReactivePolicy)" if cluster \
         else "policies in the same namespace"
     window = obj("One time window.", {
-        "name": string("A name for the window.", maxLength=128),
-        "timezone": string("IANA time zone of start and end. Default: `UTC`.", "UTC", maxLength=64),
-        "weekdays": array("Days the window applies to (`Sunday`/`Sun` ... `Saturday`/`Sat`); all days when empty.",
-                          string("A day of the week.", enum=WEEKDAYS), maxItems=7),
-        "start": string("Start time of day, `HH:MM` (24-hour).", pattern=HHMM_RE),
-        "end": string("End time of day, `HH:MM` or `24:00`; must differ from start.", pattern=HHMM_END_RE),
-    }, required=["start", "end"], rules=[rule("self.start != self.end", "start and end must not be the same")])
+        "name": string("A name for the window, at most 128 characters.",
+                       rules=[rule("size(self) <= 128", "must be at most 128 characters")]),
+        "timezone": string("IANA time zone of start and end, at most 64 characters. Default: `UTC`.", "UTC",
+                           rules=[rule("size(self) <= 64", "must be at most 64 characters")]),
+        "weekdays": array("Days the window applies to (`Sunday`/`Sun` ... `Saturday`/`Sat`), at most 7; all days "
+                          "when empty.", string("A day of the week.", enum=WEEKDAYS), max_items=7),
+        "start": string("Start time of day, `HH:MM` (24-hour).", rules=[match_rule(HHMM_RE, "must be HH:MM")]),
+        "end": string("End time of day, `HH:MM` or `24:00`; must differ from start.",
+                      rules=[match_rule(HHMM_END_RE, "must be HH:MM")]),
+    }, required=["start", "end"], rules=[rule(
+        f"!has(self.start) || !has(self.end) || !self.start.matches({cel_str(HHMM_RE)}) || "
+        f"!self.end.matches({cel_str(HHMM_END_RE)}) || self.start != self.end",
+        "start and end must not be the same")])
     safety = {
         "enablePauseUntilAnnotationCheck": boolean(
             "Honour the `rightsizing.kubex.ai/pause-until` annotation on pods, owners, templates and namespaces "
@@ -285,14 +436,15 @@ def strategy_spec(cluster):
     headroom_rule = [rule("self.matches('^[0-9]+%$') || isQuantity(self)",
                           "must be a percentage such as \"10%\" or a quantity")]
     safety["nodeCpuHeadroom"] = string("Node cpu to keep free: a percentage (`10%`) or a quantity. Default: `10%`."
-                                       + NO_EFFECT, "10%", **{"x-kubernetes-validations": headroom_rule})
+                                       + NO_EFFECT, "10%", rules=headroom_rule)
     safety["nodeMemoryHeadroom"] = string("Node memory to keep free: a percentage or a quantity (`200Mi`). "
                                           "Default: `200Mi`." + NO_EFFECT, "200Mi",
-                                          **{"x-kubernetes-validations": headroom_rule})
+                                          rules=copy.deepcopy(headroom_rule))
+    # VAL-3: KAI needs the contract. An absent or unsupported contract value is already reported on its own.
     contract_rule = rule(
         "!((has(self.enablement) && has(self.enablement.overrideScheduler) && "
         "self.enablement.overrideScheduler == 'kai') || has(self.kai)) || (has(self.experimental) && "
-        f"has(self.experimental.gpuKaiContract) && self.experimental.gpuKaiContract == '{CONTRACT}')",
+        "(!has(self.experimental.gpuKaiContract) || self.experimental.gpuKaiContract != 'none'))",
         f"must be \"{CONTRACT}\" when spec.enablement.overrideScheduler is \"kai\" or spec.kai is set",
         field_path=".experimental.gpuKaiContract")
     return obj(f"How kubex applies recommendations to workloads of {where}: direction gates, bounds, KAI settings "
@@ -313,8 +465,10 @@ def strategy_spec(cluster):
         }, default={}),
         "kai": obj(f"KAI-Scheduler settings. Setting this object requires gpuKaiContract `{CONTRACT}`.", {
             "queue": string("KAI queue label (`kai.scheduler/queue`) given to pods that have none (ADM-13). An RFC "
-                            "1123 label. Default: `kubex-unlimited-gpu-queue`.", "kubex-unlimited-gpu-queue",
-                            maxLength=63, pattern=RFC1123_LABEL_RE),
+                            "1123 label (at most 63 characters). Default: `kubex-unlimited-gpu-queue`.",
+                            "kubex-unlimited-gpu-queue", rules=[rule(
+                                f"size(self) <= 63 && self.matches({cel_str(RFC1123_LABEL_RE)})",
+                                "must be a valid RFC 1123 label")]),
             "setQueueWhenSpecified": boolean("Overwrite a queue label the pod already carries (ADM-13). Default: "
                                              "`false`.", False),
             "vllm": obj("vLLM tuning: when present, kubex rewrites `--gpu-memory-utilization` of vLLM containers "
@@ -338,9 +492,9 @@ def strategy_spec(cluster):
         "safetyChecks": obj("Checks that must pass before kubex evicts a pod.", safety, default={}),
         "scheduling": obj("Time windows for automation." + NO_EFFECT, {
             "inclusionWindows": array("Windows in which automation may run (at most 32).", copy.deepcopy(window),
-                                      maxItems=32),
+                                      max_items=32),
             "exclusionWindows": array("Windows in which automation must not run (at most 32).", copy.deepcopy(window),
-                                      maxItems=32),
+                                      max_items=32),
         }),
     }, default={}, rules=[contract_rule])
 
@@ -353,15 +507,17 @@ def scope(cluster):
                                enum=["In", "NotIn"]),
             "values": array("Namespace names; shell-style `*` wildcards match any run of characters (`\"*\"` is every "
                             "namespace). At least one.", {"type": "string", "description": "A namespace name or "
-                                                                                         "pattern."}, minItems=1),
-        }, required=["operator", "values"])
+                                                                                         "pattern."}),
+        }, required=["operator"], rules=[rule("has(self.values) && size(self.values) > 0",
+                                             "must contain at least 1 item", field_path=".values")])
     props["labelSelector"] = label_selector("Selects workloads by the labels of the WORKLOAD object (Deployment, "
                                             "StatefulSet, ...), not of its pods. Default: every workload.", False)
     props["workloadTypes"] = array(
         "Owner kinds this policy manages, without duplicates. Default: Deployment, StatefulSet, CronJob, Rollout, "
         "Job, AnalysisRun, DaemonSet, Model.",
         string("A workload kind.", enum=WORKLOAD_TYPES), default=DEFAULT_WORKLOAD_TYPES,
-        **{"x-kubernetes-list-type": "set"})
+        rules=[duplicates_rule("spec.scope.workloadTypes", lambda e: e,
+                               lambda v: f"{v} in [{', '.join(cel_str(t) for t in WORKLOAD_TYPES)}]")])
     if cluster:
         desc = "Which workloads this policy matches. Required on cluster policies."
         return obj(desc, props, required=["namespaceSelector"])
@@ -369,12 +525,33 @@ def scope(cluster):
                props)
 
 
+def duplicates_rule(path, value_of, judged, suffix=""):
+    """`<path>[i]<suffix>: duplicate value "x"` for every item whose value occurs at a lower index, among the
+    items the validator judges (valid enum values, non-empty types). `value_of(e)` and `judged(v)` build CEL
+    from CEL expressions. The rule itself looks at every item; the message names positions below 64."""
+    def dup_at(e, i):
+        return f"{judged(value_of(e))} && self.map(f, {value_of('f')}).indexOf({value_of(e)}) < {i}"
+    return rule(f"self.all(e, !({judged(value_of('e'))}) || self.map(f, {value_of('f')}).indexOf({value_of('e')}) "
+                f"== self.map(f, {value_of('f')}).lastIndexOf({value_of('e')}))",
+                "must not contain duplicate values",
+                message_expression=f"{INDEXES}.filter(i, i < size(self) && {dup_at('self[i]', 'i')}).map(i, "
+                                   f"{cel_str(path + '[')} + string(i) + {cel_str(']' + suffix + ': duplicate value ')}"
+                                   f" + '\"' + {value_of('self[i]')} + '\"').join('; ')")
+
+
+def required_common(cluster):
+    """The policies' required spec fields. A missing automationStrategyRef is reported on its name, as the
+    validator does."""
+    rules = [required_rule("automationStrategyRef", field_path=".automationStrategyRef.name")]
+    return rules + ([required_rule("scope")] if cluster else [])
+
+
 def policy_common(cluster, strategy_kind):
     return {
         "automationStrategyRef": obj(f"The {strategy_kind} whose gates, bounds and safety checks apply to "
                                      "workloads this policy manages (API-3). Required.", {
-            "name": string(f"Name of the {strategy_kind}" + ("." if cluster else " in this namespace."), minLength=1),
-        }, required=["name"]),
+            "name": string(f"Name of the {strategy_kind}" + ("." if cluster else " in this namespace.")),
+        }, rules=[required_rule("name", nonempty=True)]),
         "scope": scope(cluster),
         "weight": int32("Order among policies of the same priority: higher weight first (SEL-5). Default: `0`.",
                         0, minimum=0),
@@ -388,10 +565,6 @@ def policy_status():
     })
 
 
-def required_common(cluster):
-    return ["automationStrategyRef", "scope"] if cluster else ["automationStrategyRef"]
-
-
 def proactive_spec(cluster, strategy_kind):
     props = policy_common(cluster, strategy_kind)
     props["safetyChecks"] = obj("History settings.", {
@@ -399,27 +572,45 @@ def proactive_spec(cluster, strategy_kind):
                                     "Default: `5`.", 5, minimum=1),
     }, default={})
     return obj("GPU recommendations from Prometheus history and the recommendations ConfigMap (PRO rules).",
-               props, required=required_common(cluster))
+               props, rules=required_common(cluster))
+
+
+def static_containers_rule(path):
+    """The validator's check_static_usage for every container entry, as one rule on the container map (see
+    map_rule): unknown resource keys, gpu under limits, quantities, requests.gpu > 0, others >= 0."""
+    keys = "[" + ", ".join(cel_str(k) for k in QUANTITY_KEYS) + "]"
+
+    def usage(u):
+        block, v = f"self[c].{u}", f"self[c].{u}[r]"
+        if u == "requests":
+            bad = f"!(r in {keys}) || !{is_qty(v)} || {qty_sign(v)} < (r == 'gpu' ? 1 : 0)"
+            msg = (f"!(r in {keys}) ? 'must be one of cpu, memory, gpu' : !{is_qty(v)} ? 'must be a valid quantity' "
+                   ": r == 'gpu' ? 'must be > 0' : 'must be >= 0'")
+        else:
+            bad = f"!(r in {keys}) || r == 'gpu' || !{is_qty(v)} || {qty_sign(v)} < 0"
+            msg = (f"!(r in {keys}) ? 'must be one of cpu, memory, gpu' : r == 'gpu' ? "
+                   f"'gpu must not be set under limits; use requests.gpu' : !{is_qty(v)} ? 'must be a valid quantity' "
+                   ": 'must be >= 0'")
+        ok = f"(!has({block}) || {block}.all(r, !({bad})))"
+        errors = (f"(has({block}) ? {block}.filter(r, {bad}).map(r, {cel_str(path + '.')} + c + "
+                  f"{cel_str('.' + u + '.')} + r + ': ' + ({msg})) : [])")
+        return ok, errors
+
+    (req_ok, req_errors), (lim_ok, lim_errors) = usage("requests"), usage("limits")
+    return rule(f"self.all(c, {req_ok} && {lim_ok})", "invalid container resources",
+                message_expression=f"self.map(c, ({req_errors} + {lim_errors}).join('; ')).filter(m, m != '')"
+                                   ".join('; ')")
 
 
 def static_spec(cluster, strategy_kind):
-    qty_value = quantity("A requested or limited amount.", "any")
+    qty_value = quantity("A requested or limited amount.")
     requests = {"type": "object",
                 "description": "Requests to set, by resource: `cpu` (cores), `memory` (bytes) and `gpu` (GPUs, > 0; "
                                "fractions below 1 become KAI `gpu-fraction` in KAI mode).",
-                "additionalProperties": copy.deepcopy(qty_value),
-                "x-kubernetes-validations": [
-                    rule("self.all(k, k in ['cpu', 'memory', 'gpu'])", "must be one of cpu, memory, gpu"),
-                    rule("!has(self.gpu) || !isQuantity(string(self.gpu)) || quantity(string(self.gpu)).sign() > 0",
-                         "must be > 0", field_path=".gpu"),
-                ]}
+                "additionalProperties": copy.deepcopy(qty_value)}
     limits = {"type": "object",
               "description": "Limits to set, by resource: `cpu` and `memory` only (`gpu` goes under requests).",
-              "additionalProperties": copy.deepcopy(qty_value),
-              "x-kubernetes-validations": [
-                  rule("self.all(k, k in ['cpu', 'memory', 'gpu'])", "must be one of cpu, memory, gpu"),
-                  rule("!has(self.gpu)", "gpu must not be set under limits; use requests.gpu", field_path=".gpu"),
-              ]}
+              "additionalProperties": copy.deepcopy(qty_value)}
     props = policy_common(cluster, strategy_kind)
     props["resources"] = obj("Fixed resource values.", {
         "containers": {"type": "object",
@@ -427,25 +618,32 @@ def static_spec(cluster, strategy_kind):
                                       "(its gpu only to GPU containers, SEL-8). A named entry overrides `\"*\"` "
                                       "resource by resource.",
                        "additionalProperties": obj("The values for one container (or `\"*\"`).",
-                                                   {"requests": requests, "limits": limits})},
+                                                   {"requests": requests, "limits": limits}),
+                       "x-kubernetes-validations": [static_containers_rule("spec.resources.containers")]},
     })
-    return obj("Fixed cpu, memory and GPU values for matching workloads.", props, required=required_common(cluster))
+    return obj("Fixed cpu, memory and GPU values for matching workloads.", props, rules=required_common(cluster))
+
+
+def label_name_rule():
+    return match_rule(LABEL_NAME_RE, f"must match {LABEL_NAME_RE}", allow_empty=True)
 
 
 def signal(name, example_metric, interpretation_hint):
     return obj(f"The {name} signal: where to read it and when to resize.", {
         "prometheus": obj("Prometheus metric and label mapping.", {
             "metric": string(f"Metric name (for example `{example_metric}`); a name ending in `_total` is read as a "
-                             "counter through rate() (REA-3).", pattern=METRIC_RE),
+                             "counter through rate() (REA-3).",
+                             rules=[match_rule(METRIC_RE, f"must match {METRIC_RE}", allow_empty=True)]),
             "interpretation": string("`fullGPU`: values are percent of one whole GPU; `currentAllocation`: percent "
                                      "of the container's current GPU allocation" + interpretation_hint
                                      + ". Default: `fullGPU`.", "fullGPU", enum=["fullGPU", "currentAllocation"]),
             "namespaceLabel": string("Label holding the pod's namespace (for example `namespace`).",
-                                     pattern=LABEL_NAME_RE),
-            "podLabel": string("Label holding the pod name (for example `pod`).", pattern=LABEL_NAME_RE),
+                                     rules=[label_name_rule()]),
+            "podLabel": string("Label holding the pod name (for example `pod`).", rules=[label_name_rule()]),
             "containerLabel": string("Label holding the container name (for example `container`).",
-                                     pattern=LABEL_NAME_RE),
-        }, required=["metric", "namespaceLabel", "podLabel", "containerLabel"]),
+                                     rules=[label_name_rule()]),
+        }, rules=[required_rule(f, nonempty=True) for f in ["metric", "namespaceLabel", "podLabel",
+                                                              "containerLabel"]]),
         "upsize": obj("When and how far to raise the GPU allocation (REA-6).", {
             "thresholdPercent": int32("Upsize when usage reaches this percent of the allocation. Must be >= 1. "
                                       "Default: `120`.", 120, minimum=1),
@@ -470,15 +668,15 @@ def reactive_spec(cluster, strategy_kind):
     props.update(policy_common(cluster, strategy_kind))
     props["minPodMetricsAge"] = duration(
         "Pods younger than this are not evaluated (REA-2); `0s` disables the check. Must be `0s` or at least `1m`.",
-        "15m", extra_rules=[rule(f"!self.matches('{DURATION_RE}') || duration(self) == duration('0s') || "
-                                 "duration(self) >= duration('1m')", "must be zero or at least 1m")])
+        "15m", extra_rules=[duration_rule("duration(self) == duration('0s') || duration(self) >= duration('1m')",
+                                          "must be zero or at least 1m")])
     props["metrics"] = obj("The two GPU signals; both are required.", {
         "compute": signal("compute (SM utilization)", "kubex_gpu_container_sm_utilization_percent", ""),
         "memory": signal("GPU memory", "kubex_gpu_container_memory_footprint_percent",
                          " (KAI memory metrics)"),
     }, required=["compute", "memory"])
-    req = ["experimental"] + required_common(cluster) + ["metrics"]
-    return obj("Raise and lower GPU allocations from live Prometheus GPU metrics (REA rules).", props, required=req)
+    rules = [required_rule("experimental")] + required_common(cluster) + [required_rule("metrics")]
+    return obj("Raise and lower GPU allocations from live Prometheus GPU metrics (REA rules).", props, rules=rules)
 
 
 def consolidation_spec():
@@ -523,9 +721,9 @@ def global_config_spec():
         "prometheus": obj("The Prometheus server GPU reactive policies query.", {
             "url": string("Absolute http or https URL of Prometheus. Default: "
                           "`http://kubex-prometheus-server.kubex.svc`.", "http://kubex-prometheus-server.kubex.svc",
-                          pattern=URL_RE),
+                          rules=[rule(f"self.matches(r'{URL_RE}')", "must be an absolute http or https URL")]),
             "requestTimeout": duration("Timeout of one Prometheus query. Must be > 0.", "30s", extra_rules=[
-                rule(f"!self.matches('{DURATION_RE}') || duration(self) > duration('0s')", "must be > 0")]),
+                duration_rule("duration(self) > duration('0s')", "must be > 0")]),
         }, default={}),
         "gpuReactiveCheckInterval": duration("How often GPU reactive policies evaluate their workloads (REA-1). "
                                              + interval_1m, "1m", "1m"),
@@ -534,8 +732,8 @@ def global_config_spec():
         "webhookOwnerResolutionRetryTimeout": duration(
             "How long admission retries reading a pod's owner from the API server (SEL-2). Must be > 0 and at most "
             "5s.", "1s", extra_rules=[
-                rule(f"!self.matches('{DURATION_RE}') || duration(self) > duration('0s')", "must be > 0"),
-                rule(f"!self.matches('{DURATION_RE}') || duration(self) <= duration('5s')", "must be at most 5s")]),
+                duration_rule("duration(self) > duration('0s')", "must be > 0"),
+                duration_rule("duration(self) <= duration('5s')", "must be at most 5s")]),
         "webhookHealth": obj("Webhook health probe thresholds (WHH-3).", {
             "failureThreshold": int32("Consecutive failed probes before PodAdmissionWebhookHealthy becomes False. "
                                       "Must be >= 1. Default: `2`.", 2, minimum=1),
@@ -555,7 +753,8 @@ def global_config_spec():
         }),
         "kai": obj("KAI-Scheduler integration.", {
             "schedulerName": string("spec.schedulerName given to KAI-mutated pods (ADM-13). Default: "
-                                    "`kai-scheduler`.", "kai-scheduler", minLength=1),
+                                    "`kai-scheduler`.", "kai-scheduler",
+                                    rules=[rule("self != ''", "required", reason=REQUIRED)]),
             "memoryIsolation": string("`HAMiCore` when HAMi-core enforces GPU memory of fractions, else `None` "
                                       "(VLM-3). Default: `None`.", "None", enum=["None", "HAMiCore"]),
             "reservationNamespace": string("Namespace of KAI's GPU reservation pods, not counted by consolidation "
@@ -565,9 +764,9 @@ def global_config_spec():
         "proactive": obj("Proactive recommendation settings.", {
             "recommendationsConfigMap": obj("ConfigMap with key `recommendations.json` whose entries override "
                                             "history recommendations (PRO-6). Absent by default.", {
-                "namespace": string("Namespace of the ConfigMap.", minLength=1),
-                "name": string("Name of the ConfigMap.", minLength=1),
-            }, required=["namespace", "name"]),
+                "namespace": string("Namespace of the ConfigMap."),
+                "name": string("Name of the ConfigMap."),
+            }, rules=[required_rule("namespace", nonempty=True), required_rule("name", nonempty=True)]),
             "headroomPercent": int32("Percent added to the observed GPU usage (PRO-3), 0-100. Default: `20`.", 20,
                                      0, 100),
         }, default={}),
@@ -581,7 +780,7 @@ def global_config_status():
         "webhookHealth": obj("Webhook probe results (WHH-3).", {
             "consecutiveFailures": int64("Failed probes in a row.", minimum=0),
             "consecutiveSuccesses": int64("Successful probes in a row.", minimum=0),
-            "lastProbeResult": string("`Success` or `Failure`.", enum=["Success", "Failure"]),
+            "lastProbeResult": status_string("`Success` or `Failure`.", enum=["Success", "Failure"]),
             "lastProbeTime": timestamp("When the last probe ran."),
         }),
         "recommendationReload": obj("Recommendations ConfigMap reloads (PRO-6).", {
@@ -599,14 +798,16 @@ def policy_evaluation_spec():
                {"type": "ProactivePolicy", "priority": 70}, {"type": "ClusterProactivePolicy", "priority": 70}]
     entry = obj("The priority of one policy kind.", {
         "type": string("A policy kind (`StaticPolicy`, `ClusterGpuReactivePolicy`, ...). Unknown kinds are accepted "
-                       "and ignored (with a warning).", minLength=1),
+                       "and ignored (with a warning)."),
         "priority": int32("Priority of the kind; higher wins. Must be >= 0.", minimum=0),
-    }, required=["type", "priority"])
+    }, rules=[required_rule("type", nonempty=True), required_rule("priority")])
     return obj("Policy precedence. Exactly one object, named `policy-evaluation`.", {
         "precedence": array("Priorities of policy kinds (SEL-5); a kind missing from the list gets 0. Each type at "
                             "most once. Default: GpuReactivePolicy 120, ClusterGpuReactivePolicy 110, StaticPolicy 90, "
                             "ClusterStaticPolicy 90, ProactivePolicy 70, ClusterProactivePolicy 70.", entry,
-                            default=default, **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]}),
+                            default=default, rules=[duplicates_rule(
+                                "spec.precedence", lambda e: f"(has({e}.type) ? {e}.type : '')",
+                                lambda v: f"{v} != ''", suffix=".type")]),
     }, default={})
 
 

@@ -172,7 +172,7 @@ def load_yaml_docs(path):
                                                           "containerLabel": "container"}},
                                "memory": {"prometheus": {"metric": "m", "namespaceLabel": "namespace",
                                                          "podLabel": "pod", "containerLabel": "container"}}}),
-     "spec.metrics.compute.prometheus.interpretation", 'Unsupported value: "halfGPU"'),
+     "spec.metrics.compute.prometheus.interpretation", 'Forbidden: unsupported value "halfGPU"'),
     (reactive("empty-ns", scope={"namespaceSelector": {"operator": "In", "values": []}}),
      "spec.scope.namespaceSelector.values", "at least 1 item"),
     (reactive("young", minPodMetricsAge="30s"), "spec.minPodMetricsAge", "must be zero or at least 1m"),
@@ -189,7 +189,7 @@ def test_missing_strategy_ref_is_rejected(api):  # VAL-4 required
     del doc["spec"]["automationStrategyRef"]
     res = api.kubectl("create", "-f", "-", input=json.dumps(doc), check=False)
     assert res.returncode != 0
-    assert "spec.automationStrategyRef: Required value" in res.stderr, res.stderr
+    assert "spec.automationStrategyRef.name: Required value: required" in res.stderr, res.stderr
 
 
 def test_python_client_sees_defaults_and_422_field_errors(api):  # API-2 with the official client
