@@ -182,6 +182,51 @@ def test_fraction_waits_for_its_queue_and_a_leaf(sim, namespace):
     wait_for(lambda: pending_with("parent-queue", "is not a leaf queue"), what="non-leaf queue condition")
 
 
+def fraction_deployment(name, ns, *, owner_queue=None, pod_queue=None):
+    meta = {"name": name, "namespace": ns, "labels": {"app": name}}
+    if owner_queue:
+        meta["labels"]["kai.scheduler/queue"] = owner_queue
+    template = pod_manifest(name, ns, fraction="0.25", queue=pod_queue, kai=True, labels={"app": name})
+    del template["metadata"]["name"], template["metadata"]["namespace"]
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": template["metadata"], "spec": template["spec"]}}}
+
+
+def test_kai_reads_the_queue_from_the_top_owner_first(sim, namespace):
+    # ADM-13 (issue 12 item 3): like KAI's podgrouper, the kai.scheduler/queue label of the pod's top owner
+    # (Pod -> ReplicaSet -> Deployment) wins; the pod's own label is used when the owner has none.
+    q = f"{namespace}-q"
+    apply(sim, queue(q))
+    apply(sim,
+          fraction_deployment("owner-only", namespace, owner_queue=q),
+          fraction_deployment("pod-only", namespace, pod_queue=q),
+          # The pod's label names a queue that does not exist: only the owner's label gets it scheduled.
+          fraction_deployment("both", namespace, owner_queue=q, pod_queue=f"{namespace}-missing"))
+    core = client.CoreV1Api(sim.client())
+
+    def running_pod(app):
+        pods = core.list_namespaced_pod(namespace, label_selector=f"app={app}").items
+        return next((p for p in pods if p.status.phase == "Running" and p.spec.node_name), None)
+
+    for app in ("owner-only", "pod-only", "both"):
+        pod = wait_for(lambda: running_pod(app), timeout=30, what=f"the {app} pod scheduled and Running")
+        assert pod.metadata.labels.get("runai-gpu-group"), app
+    owner_only = running_pod("owner-only")
+    assert "kai.scheduler/queue" not in owner_only.metadata.labels
+    assert owner_only.metadata.owner_references[0].kind == "ReplicaSet"
+
+    # Neither the owner nor the pod names a queue: still Pending, with KAI's reason.
+    apply(sim, fraction_deployment("none", namespace))
+
+    def pending_without_queue():
+        pods = core.list_namespaced_pod(namespace, label_selector="app=none").items
+        conds = [c for p in pods for c in (p.status.conditions or []) if c.type == "PodScheduled"]
+        return any(c.status == "False" and "has no kai.scheduler/queue label" in (c.message or "") for c in conds)
+
+    wait_for(pending_without_queue, what="the queue-less pod Pending")
+
+
 @pytest.mark.parametrize("fraction,resources,message", [
     ("1", None, KAI_RANGE),
     ("abc", None, KAI_RANGE),

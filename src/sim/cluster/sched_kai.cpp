@@ -17,13 +17,61 @@ constexpr const char* kQueueStorage = "scheduling.run.ai/queues";
 constexpr const char* kReservationImage = "ghcr.io/nvidia/kai-scheduler/resource-reservation:v0.17.0";
 constexpr milliseconds kGcPeriod{30000};
 constexpr milliseconds kRetry{1000};
+constexpr int kMaxOwnerDepth = 16;  // ends the walk on an ownerReference cycle
+
+const json* member(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+// The queue label of an object when it is present (a string), else nullopt.
+std::optional<std::string> queue_label(const json& obj) {
+  const json* labels = member(obj, "metadata") ? member(*member(obj, "metadata"), "labels") : nullptr;
+  const json* q = labels ? member(*labels, kKaiQueueLabel) : nullptr;
+  if (!q || !q->is_string()) return std::nullopt;
+  return q->get<std::string>();
+}
+
+// The controller ownerReference of an object (null when it has none).
+const json* controller_ref(const json& obj) {
+  const json* refs = member(obj, "metadata") ? member(*member(obj, "metadata"), "ownerReferences") : nullptr;
+  if (!refs || !refs->is_array()) return nullptr;
+  for (const auto& ref : *refs) {
+    const json* c = member(ref, "controller");
+    if (c && c->is_boolean() && c->get<bool>()) return &ref;
+  }
+  return nullptr;
+}
+
+std::string str(const json& obj, const char* key) {
+  const json* v = member(obj, key);
+  return v && v->is_string() ? v->get<std::string>() : std::string();
+}
 
 }  // namespace
+
+std::string kai_pod_queue(const json& pod, const OwnerLookup& lookup) {
+  const std::string ns = member(pod, "metadata") ? str(*member(pod, "metadata"), "namespace") : "";
+  json top = pod;
+  for (int depth = 0; depth < kMaxOwnerDepth; ++depth) {
+    const json* ref = controller_ref(top);
+    if (!ref) break;
+    json owner;
+    if (!lookup(str(*ref, "apiVersion"), str(*ref, "kind"), ns, str(*ref, "name"), owner)) break;
+    const json* meta = member(owner, "metadata");
+    if (!meta || str(*meta, "uid") != str(*ref, "uid")) break;
+    top = std::move(owner);
+  }
+  if (auto q = queue_label(top)) return *q;
+  return queue_label(pod).value_or("");
+}
 
 std::string queue_problem(const std::map<std::string, std::string>& queues, const std::string& name) {
   if (name.empty()) {
     return std::string("pod has no ") + kKaiQueueLabel +
-           " label: kai-scheduler only schedules pods assigned to a leaf scheduling.run.ai/v2 Queue";
+           " label (on itself or its top owner): kai-scheduler only schedules pods assigned to a leaf "
+           "scheduling.run.ai/v2 Queue";
   }
   if (!queues.count(name)) return "queue \"" + name + "\" does not exist (scheduling.run.ai/v2 Queue)";
   std::string children;
@@ -119,9 +167,29 @@ bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, 
   return client_.create(core_path("pods", kReservationNamespace), pod).ok();
 }
 
+std::string KaiScheduler::queue_of(const SimPod& p) {
+  std::string own;
+  if (auto it = p.labels.find(kKaiQueueLabel); it != p.labels.end()) own = it->second;
+  if (p.owner_uid.empty()) return own;
+  auto pod = client_.get(core_path("pods", p.ns, p.name));
+  if (!pod.ok()) return own;
+  ApiServer& api = ctx_.api();
+  return kai_pod_queue(pod.json(), [&api](const std::string& api_version, const std::string& kind,
+                                          const std::string& ns, const std::string& name, json& out) {
+    auto slash = api_version.find('/');
+    std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+    auto r = api.registry().find_kind(group, version, kind);
+    if (!r || name.empty()) return false;
+    auto obj = api.read(*r, r->namespaced ? ns : "", name);
+    if (!obj) return false;
+    out = std::move(*obj);
+    return true;
+  });
+}
+
 SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
-  std::string queue;
-  if (auto it = p.labels.find(kKaiQueueLabel); it != p.labels.end()) queue = it->second;
+  const std::string queue = queue_of(p);
   std::string problem;
   {
     std::lock_guard lk(queues_mu_);

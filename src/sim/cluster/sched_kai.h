@@ -1,7 +1,9 @@
 // kubex-sim's emulation of KAI-Scheduler v0.17 for pods with `schedulerName: kai-scheduler`:
-//  - a pod must name an existing leaf scheduling.run.ai/v2 Queue in its `kai.scheduler/queue` label (a leaf is a
+//  - a pod must name an existing leaf scheduling.run.ai/v2 Queue in a `kai.scheduler/queue` label (a leaf is a
 //    queue no other queue names as spec.parentQueue); otherwise it stays Pending (Warning Event Unschedulable,
-//    PodScheduled=False) and is retried when queues change;
+//    PodScheduled=False) and is retried when queues change. Like KAI's podgrouper, the label of the pod's top
+//    owner (controller ownerReferences followed up: Pod -> ReplicaSet -> Deployment, Pod -> Job, ...) wins
+//    over the pod's own (ADM-13);
 //  - `gpu-fraction` pods are placed per physical GPU (binpack, see sched_placement.h). For a new GPU group the
 //    scheduler creates a reservation pod like KAI's binder: namespace kai-resource-reservation, name
 //    gpu-reservation-<node>-<5 random>, already bound, label runai-gpu-group=<uuid>, requesting
@@ -12,8 +14,10 @@
 //    Pending with an Event saying so.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <mutex>
 #include <set>
 #include <string>
@@ -24,6 +28,16 @@ namespace kubex::sim::cluster::sched {
 
 // Why a pod cannot use queue `name` ("" = it can). `queues` maps every Queue name to its spec.parentQueue.
 std::string queue_problem(const std::map<std::string, std::string>& queues, const std::string& name);
+
+// The object an ownerReference names, in the namespace of the pod: fills `out` and returns true when it exists.
+using OwnerLookup = std::function<bool(const std::string& api_version, const std::string& kind,
+                                       const std::string& ns, const std::string& name, nlohmann::json& out)>;
+
+// The queue KAI's podgrouper assigns `pod` to: the kai.scheduler/queue label of its top owner when that label is
+// present, else the pod's own label, else "". The top owner is reached by following controller ownerReferences
+// (an owner that cannot be read, or whose uid differs from the reference's, ends the walk); a pod without an
+// owner is its own top owner.
+std::string kai_pod_queue(const nlohmann::json& pod, const OwnerLookup& lookup);
 
 class KaiScheduler : public SchedulerLoop {
  public:
@@ -40,6 +54,8 @@ class KaiScheduler : public SchedulerLoop {
   bool create_reservation(const SimPod& p, const std::string& node, const std::string& group,
                           const std::string& suffix);
   void collect_empty_groups();
+  // The pod's queue (kai_pod_queue over the API server's objects).
+  std::string queue_of(const SimPod& p);
 
   std::set<std::string> failed_deletes_;  // reservation pods whose deletion must be retried
   mutable std::mutex queues_mu_;
