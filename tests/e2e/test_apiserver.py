@@ -173,6 +173,51 @@ def test_too_old_watch_gets_410_and_client_relists(sim_factory):
     assert seen == ["after"]
 
 
+def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
+    # Issue 12 item 11 (DESIGN §5: WATCH with 410 Gone for too-old versions): like kube-apiserver's watch cache,
+    # whose window begins at the version it was initialised from at start-up, a watch from resourceVersion=1 on a
+    # fresh server answers HTTP 200 and one ERROR event carrying a 410 Expired Status.
+    fresh = sim_factory(extra_args=["--no-cluster"])
+    core = client.CoreV1Api(fresh.client())
+    raw = core.list_config_map_for_all_namespaces(watch=True, resource_version="1", timeout_seconds=5,
+                                                  _preload_content=False)
+    assert raw.status == 200
+    lines = [l for l in raw.read().decode().splitlines() if l.strip()]
+    assert len(lines) == 1, lines
+    event = json.loads(lines[0])
+    assert event["type"] == "ERROR"
+    status = event["object"]
+    assert {k: status[k] for k in ("kind", "apiVersion", "status", "code", "reason")} == {
+        "kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 410, "reason": "Expired"}
+    assert re.fullmatch(r"too old resource version: 1 \(\d+\)", status["message"]), status["message"]
+
+    # The official client's watch turns it into ApiException(410), the cue for its callers to relist.
+    with pytest.raises(ApiException) as e:
+        for _ in watch.Watch().stream(core.list_namespaced_config_map, "default", resource_version="1",
+                                      timeout_seconds=5):
+            pass
+    assert e.value.status == 410
+
+    # "0", no resourceVersion, and the version of a fresh list stream normally.
+    core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="first")))
+    for rv in ("0", None):
+        kwargs = {"resource_version": rv} if rv is not None else {}
+        w = watch.Watch()
+        names = []
+        for ev in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=5, **kwargs):
+            names.append((ev["type"], ev["object"].metadata.name))
+            w.stop()
+        assert names == [("ADDED", "first")], (rv, names)
+    listed_rv = core.list_namespaced_config_map("default").metadata.resource_version
+    core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="second")))
+    w = watch.Watch()
+    names = []
+    for ev in w.stream(core.list_namespaced_config_map, "default", resource_version=listed_rv, timeout_seconds=5):
+        names.append((ev["type"], ev["object"].metadata.name))
+        w.stop()
+    assert names == [("ADDED", "second")]
+
+
 def test_list_of_1200_objects_paginates(sim, namespace):
     core = client.CoreV1Api(sim.client())
     for i in range(1200):

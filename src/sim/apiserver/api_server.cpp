@@ -113,6 +113,9 @@ void ApiServer::bootstrap(bool) {
     json obj = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}};
     call("POST", "/api/v1/namespaces", obj.dump());
   }
+  // The watch cache is initialised here (after a restore too): clients that watch from a resourceVersion
+  // older than this must relist (410 Gone), as against a kube-apiserver that has just started.
+  store_.begin_watch_window();
 }
 
 void ApiServer::start() { gc_->start(); }

@@ -252,6 +252,11 @@ void Store::compact_all() {
   cv_.notify_all();
 }
 
+void Store::begin_watch_window() {
+  std::lock_guard lk(mu_);
+  floor_rv_ = std::max(floor_rv_, rv_);
+}
+
 std::optional<Store::Cursor> Store::watch(const std::string& storage, std::uint64_t from_rv) const {
   std::lock_guard lk(mu_);
   const Bucket* b = find_bucket(storage);

@@ -101,6 +101,10 @@ class Store {
   std::uint64_t compacted_rv(const std::string& storage) const;
   // Drops all retained history of every storage (tests use this to force 410 Gone).
   void compact_all();
+  // Starts the watch window at the current resourceVersion, as kube-apiserver's watch cache begins at the
+  // version of the list it is initialised from at start-up: a later watch from an older version (e.g.
+  // resourceVersion=1 on a fresh server) is answered 410 Gone, reason Expired. Events after now are kept.
+  void begin_watch_window();
 
   class Cursor {
    public:

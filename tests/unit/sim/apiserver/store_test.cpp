@@ -143,3 +143,24 @@ TEST(Store, RemainingCountWithinANamespace) {
   EXPECT_TRUE(page.more);
   EXPECT_EQ(page.remaining, 3);  // b/x is not counted
 }
+
+TEST(Store, WatchWindowBeginsWhereTheCacheWasInitialised) {  // issue 12 item 11: 410 Gone for a too-old start
+  Store s;
+  json a = obj("ns", "a");
+  s.create("/configmaps", "ns/a", a, {});
+  std::uint64_t init = s.current_rv();
+  EXPECT_TRUE(s.watch("/configmaps", 1).has_value());  // no window yet: the whole history is kept
+  s.begin_watch_window();
+  EXPECT_EQ(s.compacted_rv("/configmaps"), init);
+  EXPECT_FALSE(s.watch("/configmaps", 1).has_value());
+  EXPECT_FALSE(s.watch("/never-written", init - 1).has_value());
+  auto cursor = s.watch("/configmaps", init);  // the initialisation version itself is inside the window
+  ASSERT_TRUE(cursor.has_value());
+  json b = obj("ns", "b");
+  s.create("/configmaps", "ns/b", b, {});
+  bool gone = true;
+  auto evs = cursor->next(std::chrono::milliseconds(0), gone);
+  EXPECT_FALSE(gone);
+  ASSERT_EQ(evs.size(), 1u);
+  EXPECT_EQ(evs[0].index->name, "b");
+}
