@@ -142,6 +142,11 @@ std::string check_webhook_flags(const EngineOptions& o) {
     return "--cert-dir and --self-signed-webhook are mutually exclusive";
   }
   bool has_cert = !o.cert_dir.empty() || o.self_signed_webhook;
+  // An engine without webhooks converts no pod and validates nothing: only on purpose (ENG-3).
+  if (!addr->disabled && !has_cert) {
+    return "the webhook server has no serving certificate: set --cert-dir or --self-signed-webhook, or "
+           "--webhook-bind-address=0 to run without webhooks";
+  }
   if (o.register_webhooks && (addr->disabled || !has_cert)) {
     return "--register-webhooks needs a webhook server: set --cert-dir or --self-signed-webhook and a "
            "--webhook-bind-address other than 0";
@@ -168,11 +173,10 @@ common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
   impl->early = o.early_webhook_enabled;
   if (auto why = check_webhook_flags(o); !why.empty()) return common::fail(why);
   auto addr = kube::parse_bind_address(o.webhook_bind);
-  if (addr->disabled || (o.cert_dir.empty() && !o.self_signed_webhook)) {
-    impl->log.warn(
-        "webhook server not started",
-        {{"reason", addr->disabled ? "--webhook-bind-address is 0"
-                                   : "no serving certificate: set --cert-dir or --self-signed-webhook"}});
+  if (addr->disabled) {
+    impl->log.warn("webhook server disabled (--webhook-bind-address=0): pods are admitted unchanged and "
+                   "kubex objects are not validated by the engine",
+                   {});
     return std::unique_ptr<EngineWebhooks>(new EngineWebhooks(std::move(impl)));
   }
   if (o.self_signed_webhook) {
@@ -243,6 +247,9 @@ void EngineWebhooks::start_registration(std::shared_ptr<kube::Client> client) {
   ro.registration.base_url = webhook::webhook_base_url(impl_->server->host(), impl_->server->port());
   ro.registration.early_enabled = impl_->early;
   ro.registration.ca_bundle_pem = impl_->ca_bundle_pem;
+  if (!impl_->self_signed && impl_->certificate) {  // --cert-dir: follow a CA rotation (ca.crt)
+    ro.ca_bundle_source = [cert = impl_->certificate] { return cert->ca_bundle_pem(); };
+  }
   impl_->registrar = std::make_unique<webhook::Registrar>(std::move(client), ro);
   impl_->registrar->start();
 }

@@ -83,12 +83,34 @@ void Registrar::loop() {
     if (ok) {
       succeeded_ = true;
       cv_.notify_all();
-      return;
+      if (!options_.ca_bundle_source || !wait_for_ca_change(lk)) return;
+      delay = options_.backoff_base;
+      continue;
     }
     // Full jitter between half and all of the current delay.
     std::uniform_int_distribution<long long> jitter(delay.count() / 2, std::max<long long>(delay.count(), 1));
     cv_.wait_for(lk, std::chrono::milliseconds(jitter(rng)), [this] { return stop_; });
     delay = std::min(options_.backoff_cap, delay * 2);
+  }
+}
+
+bool Registrar::wait_for_ca_change(std::unique_lock<std::mutex>& lk) {
+  while (true) {
+    if (cv_.wait_for(lk, options_.ca_poll_interval, [this] { return stop_; })) return false;
+    lk.unlock();
+    std::optional<std::string> ca;
+    try {
+      ca = options_.ca_bundle_source();
+    } catch (const std::exception& e) {
+      log_.warn("cannot read the webhook CA bundle", {{"error", e.what()}});
+    }
+    lk.lock();
+    if (ca && ca != options_.registration.ca_bundle_pem) {
+      log_.info("the webhook CA bundle changed: updating the caBundle of the webhook configurations",
+                {{"url", options_.registration.base_url}});
+      options_.registration.ca_bundle_pem = std::move(ca);
+      return true;
+    }
   }
 }
 

@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -27,6 +29,11 @@ struct RegistrarOptions {
   RegistrationOptions registration;
   std::chrono::milliseconds backoff_base{500};
   std::chrono::milliseconds backoff_cap{30000};
+  // --cert-dir: the CA bundle the served certificate chains to (DIR/ca.crt), re-read every ca_poll_interval
+  // after registering. When it changes (a CA rotation), the configurations get the new caBundle at once;
+  // otherwise every webhook call would fail TLS and pods be admitted unmutated (failurePolicy Ignore).
+  std::function<std::optional<std::string>()> ca_bundle_source;
+  std::chrono::milliseconds ca_poll_interval{5000};
 };
 
 class Registrar final : public kube::Runnable {
@@ -38,13 +45,17 @@ class Registrar final : public kube::Runnable {
   void start() override;
   void stop() override;
 
-  // Waits until an attempt succeeded (true) or `timeout` passed (false).
+  // Waits until an attempt succeeded (true) or `timeout` passed (false). With a ca_bundle_source the thread
+  // then keeps watching the CA (and registers again when it changes) until stopped.
   bool wait_succeeded(std::chrono::milliseconds timeout);
   int attempts() const;
 
  private:
   void loop();
   bool attempt();
+  // Waits (ca_poll_interval at a time) until the CA bundle differs from the registered one and takes it
+  // (true), or until stopped (false). Called with `lk` held.
+  bool wait_for_ca_change(std::unique_lock<std::mutex>& lk);
 
   std::shared_ptr<kube::Client> client_;
   RegistrarOptions options_;

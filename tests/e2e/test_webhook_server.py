@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN, EngineProcess
+from conftest import BIN, EngineProcess, wait_for
 from webhook_server import make_certs
 
 LATE = "zzz-kubex-mutating-webhook-configuration"
@@ -193,6 +193,53 @@ def test_cert_dir_is_served_and_reloaded(sim, tmp_path):  # ENG-3 --cert-dir, re
         err = eng.wait_line("cannot reload the serving certificate, keeping the previous one")
         assert err["level"] == "error" and "does not match" in err["error"]
         assert eng.proc.poll() is None
+    finally:
+        assert eng.stop() == 0, eng.output()
+
+
+def admitted_probe(sim, name):
+    """A server-side dry-run CREATE of a webhook probe pod (WHH-2): the pod as the webhooks returned it."""
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default",
+                        "annotations": {"rightsizing.kubex.ai/webhook-probe": "true"}},
+           "spec": {"containers": [{"name": "probe", "image": "x"}]}}
+    out = sim.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", input=json.dumps(pod))
+    return json.loads(out.stdout)["metadata"].get("annotations", {})
+
+
+def test_cert_dir_ca_rotation_updates_the_ca_bundle(sim, tmp_path):  # ENG-3 --cert-dir --register-webhooks
+    """Issue 12 item 8: a new CA in the cert dir reaches the configurations' caBundle, so the API server keeps
+    trusting the webhook; before, it kept the old caBundle and every webhook call failed TLS."""
+    first, second, certdir = tmp_path / "first", tmp_path / "second", tmp_path / "certs"
+    for d in (first, second, certdir):
+        d.mkdir()
+    ca1, crt1, key1 = make_certs(first, names=("localhost",), ips=("127.0.0.1",))
+    ca2, crt2, key2 = make_certs(second, names=("localhost",), ips=("127.0.0.1",))
+    shutil.copy(crt1, certdir / "tls.crt")
+    shutil.copy(key1, certdir / "tls.key")
+    (certdir / "ca.crt").write_text(ca1)
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--cert-dir", str(certdir),
+                 "--register-webhooks")
+    try:
+        eng.wait_line("registered webhook configurations")
+        eng.wait_ready()
+        assert admitted_probe(sim, "before").get("automation-webhook.kubex.ai/probe-late") == "ok"
+        # Rotate the CA and the pair as cert-manager does (each file replaced atomically).
+        for src, dst in ((ca2, "ca.crt"), (None, "tls.crt"), (None, "tls.key")):
+            tmp = certdir / (dst + ".new")
+            if src is not None:
+                tmp.write_text(src)
+            else:
+                shutil.copy(crt2 if dst == "tls.crt" else key2, tmp)
+            tmp.rename(certdir / dst)
+        ca_of = lambda kind, name: base64.b64decode(  # noqa: E731
+            configs(sim, kind)[name]["webhooks"][0]["clientConfig"]["caBundle"]).decode()
+        wait_for(lambda: ca_of("mutatingwebhookconfigurations", LATE) == ca2, timeout=30,
+                 what="the late configuration's caBundle to become the new CA")
+        assert ca_of("validatingwebhookconfigurations", VALIDATING) == ca2
+        eng.wait_line("the webhook CA bundle changed: updating the caBundle of the webhook configurations")
+        # The API server trusts the rotated certificate: the webhook runs again.
+        assert admitted_probe(sim, "after").get("automation-webhook.kubex.ai/probe-late") == "ok"
     finally:
         assert eng.stop() == 0, eng.output()
 
