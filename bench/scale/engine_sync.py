@@ -47,7 +47,7 @@ class Engine:
         self.proc = subprocess.Popen(
             [os.path.join(bin_dir, "kubex"), "engine", "--kubeconfig", kubeconfig, "--leader-elect=false",
              "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0",
-             "--namespace", "kubex"],
+             "--namespace", "kubex", "--webhook-bind-address=0"],
             stdout=self.log, stderr=subprocess.STDOUT)
 
     def wait_synced(self, timeout=900):

@@ -157,6 +157,17 @@ kube::KResult<KaiQueuesController::Outcome> KaiQueuesController::ensure_queues()
   return Outcome{"True", "QueuesReady", "the built-in KAI queues exist: " + names};
 }
 
+void KaiQueuesController::queue_deleted(const std::string& name) {
+  if (!options_.enabled) return;
+  for (const auto& [builtin, parent] : builtin_kai_queues()) {
+    if (builtin == name) {
+      log_.info("a built-in KAI queue was deleted; checking the queues now", {{"queue", name}});
+      controller_.enqueue(kKey);
+      return;
+    }
+  }
+}
+
 kube::ReconcileOutcome KaiQueuesController::reconcile() {
   act::StatusChange change;
   std::string written;

@@ -4,7 +4,8 @@
 // QueueCreated on global-config); an existing queue is never modified and no queue is ever deleted.
 // global-config's KaiQueuesReady says the outcome: True/QueuesReady, False/QueueAPINotInstalled,
 // False/QueueCreateFailed (message: the error). Failed checks are retried after min(interval, 1m). Without
-// the flag the controller only removes KaiQueuesReady. While global-config does not exist, the status write
+// the flag the controller only removes KaiQueuesReady. A built-in queue deleted meanwhile is recreated at once
+// (queue_deleted(), from a Queue informer). While global-config does not exist, the status write
 // is retried every `status_retry` and as soon as the object appears.
 #pragma once
 
@@ -74,6 +75,11 @@ class KaiQueuesController final : public kube::Runnable {
   // global-config was added, changed or deleted (the inventory's listener): checks again when the cached
   // condition is not what this controller last wrote, or when a status write is waiting for the object.
   void global_config_changed();
+
+  // A Queue was deleted (the Queue informer): a built-in one is checked, and so recreated, at once instead
+  // of at the next periodic check, so that KaiQueuesReady never says True while pods wait for a missing
+  // queue. No-op without --kai-queues or for other queues.
+  void queue_deleted(const std::string& name);
 
   // One check (what the worker runs for its single key); public for tests.
   kube::ReconcileOutcome reconcile();

@@ -1,7 +1,9 @@
 // API-4 bootstrap: at start-up the leader creates `global-config` and `policy-evaluation` (the names of
 // --global-config-name / --policy-evaluation-name) with their default spec when they are missing, and never
-// touches an existing one. A one-shot task, not a controller: it retries with back-off only while it cannot
-// tell (the CRDs are not installed yet, the API server fails) and ends once both objects exist.
+// touches an existing one. It retries with back-off only while it cannot tell (the CRDs are not installed
+// yet, the API server fails). Once both exist it waits: a singleton deleted later (singleton_deleted(), from
+// the informer) is created again with its defaults and the recreation is logged, so the engine never runs
+// silently on a configuration nobody can see.
 #pragma once
 
 #include <atomic>
@@ -57,6 +59,8 @@ class SingletonBootstrap final : public kube::Runnable {
   void stop() override;
   // Both singletons exist (or failed for good).
   bool done() const { return done_; }
+  // A singleton was deleted: check both again now (a no-op for other names).
+  void singleton_deleted(const std::string& name);
 
  private:
   void run();
@@ -68,6 +72,7 @@ class SingletonBootstrap final : public kube::Runnable {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;
+  bool recheck_ = false;  // singleton_deleted() since the last check
   std::thread thread_;
   common::Logger log_{"singletons"};
 };

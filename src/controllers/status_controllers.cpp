@@ -64,7 +64,18 @@ void add_singleton_bootstrap(const StatusSources& s) {
   SingletonOptions o;
   o.global_config_name = s.global_config_name;
   o.policy_evaluation_name = s.policy_evaluation_name;
-  s.manager->add_runnable(std::make_shared<SingletonBootstrap>(s.client, o), /*leader_only=*/true);
+  auto bootstrap = std::make_shared<SingletonBootstrap>(s.client, o);
+  // API-4: a deleted singleton is created again with its defaults (and the recreation logged).
+  for (api::Kind k : {api::Kind::kGlobalConfiguration, api::Kind::kPolicyEvaluation}) {
+    if (auto inf = s.kubex_informer ? s.kubex_informer(k) : nullptr) {
+      kube::InformerHandlers h;
+      h.on_delete = [b = bootstrap.get()](const kube::ObjectPtr& obj) {
+        if (obj) b->singleton_deleted(obj->name);
+      };
+      inf->add_handlers(std::move(h));
+    }
+  }
+  s.manager->add_runnable(bootstrap, /*leader_only=*/true);
 }
 
 }  // namespace kubex::controllers

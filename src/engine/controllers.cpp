@@ -1,7 +1,10 @@
 #include "engine/controllers.h"
 
+#include <nlohmann/json.hpp>
+
 #include "api/kinds.h"
 #include "api/views.h"
+#include "common/cached_object.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
@@ -69,8 +72,29 @@ std::shared_ptr<controllers::KaiQueuesController> kai_queues(EngineState& state,
   o.enabled = state.options.kai_queues;
   o.check_interval = state.options.kai_queues_check_interval;
   o.metrics = &state.manager.metrics();
-  return std::make_shared<controllers::KaiQueuesController>(controllers::client_kai_queue_api(state.client),
-                                                            gc.status, gc.get, &state.manager.events(), o);
+  auto ctrl = std::make_shared<controllers::KaiQueuesController>(controllers::client_kai_queue_api(state.client),
+                                                                 gc.status, gc.get, &state.manager.events(), o);
+  if (o.enabled) {
+    // QUE-1: a deleted built-in queue is recreated at once. Only names are cached; the Queue API may be
+    // missing (QUE-2), so a 404 list counts as empty until it appears.
+    kube::InformerOptions io;
+    io.absent_ok = true;
+    auto queues = std::make_shared<kube::Informer>(
+        state.client, kube::resource_path("scheduling.run.ai", "v2", "queues"),
+        [](const nlohmann::json& obj) -> kube::ObjectPtr {
+          auto v = std::make_shared<common::CachedObject>();
+          common::fill_meta(*v, obj);
+          return v;
+        },
+        io);
+    kube::InformerHandlers h;
+    h.on_delete = [c = ctrl.get()](const kube::ObjectPtr& q) {
+      if (q) c->queue_deleted(q->name);
+    };
+    queues->add_handlers(std::move(h));
+    state.manager.add_informer("kaiqueues", queues);
+  }
+  return ctrl;
 }
 
 // WHH-1..3. The probe has its own client: a bounded timeout (above the webhooks' 10 s) and no retries, since

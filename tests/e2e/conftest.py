@@ -136,6 +136,11 @@ class EngineProcess:
                      "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"]
         if leader_elect is not None:
             self.args.append(f"--leader-elect={'true' if leader_elect else 'false'}")
+        # An engine needs a certificate source for its webhooks or an explicit "no webhooks" (ENG-3): tests
+        # that give no webhook flag run without webhooks, on purpose.
+        if not any(a.split("=")[0] in ("--webhook-bind-address", "--cert-dir", "--self-signed-webhook")
+                   for a in extra_args):
+            self.args.append("--webhook-bind-address=0")
         self.args += list(extra_args)
         self.lines, self.raw = [], []
         self.lock = threading.Lock()

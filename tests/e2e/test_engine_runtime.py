@@ -222,7 +222,7 @@ def test_sigterm_without_leader_election_exits_zero(lsim, engines):
 def run_engine_once(*args, timeout=15):
     t0 = time.monotonic()
     res = subprocess.run([str(BIN / "kubex"), "engine", "--metrics-bind-address", "127.0.0.1:0",
-                          "--health-probe-bind-address", "127.0.0.1:0", *args],
+                          "--health-probe-bind-address", "127.0.0.1:0", "--webhook-bind-address=0", *args],
                          capture_output=True, text=True, timeout=timeout)
     elapsed = time.monotonic() - t0
     lines = [json.loads(l) for l in res.stdout.splitlines() if l.strip()]
@@ -311,9 +311,21 @@ def test_busy_metrics_port(lsim):
         s.listen()
         port = s.getsockname()[1]
         res = subprocess.run([str(BIN / "kubex"), "engine", "--kubeconfig", lsim.kubeconfig,
-                              "--metrics-bind-address", f"127.0.0.1:{port}",
+                              "--webhook-bind-address=0", "--metrics-bind-address", f"127.0.0.1:{port}",
                               "--health-probe-bind-address", "127.0.0.1:0"],
                              capture_output=True, text=True, timeout=15)
     errors = [json.loads(l) for l in res.stdout.splitlines() if '"level":"error"' in l]
     assert res.returncode != 0 and len(errors) == 1, res.stdout
     assert "--metrics-bind-address" in errors[0]["error"]
+
+
+def test_webhooks_without_a_certificate_source_is_an_error(lsim):  # ENG-3, issue 12 item 9
+    """An engine whose webhook server has no certificate converts no pod and validates nothing: it refuses to
+    start, naming the flags, unless the webhooks are switched off on purpose (--webhook-bind-address=0)."""
+    res = subprocess.run([str(BIN / "kubex"), "engine", "--kubeconfig", lsim.kubeconfig, "--leader-elect=false",
+                          "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"],
+                         capture_output=True, text=True, timeout=20)
+    errors = [json.loads(l) for l in res.stdout.splitlines() if '"level":"error"' in l]
+    assert res.returncode != 0 and len(errors) == 1, res.stdout
+    assert "--cert-dir or --self-signed-webhook" in errors[0]["error"], errors[0]
+    assert "--webhook-bind-address=0" in errors[0]["error"], errors[0]

@@ -1,0 +1,105 @@
+"""Issue 12 items 9 and 10: no stale or silent state, at the DEFAULT intervals (no hidden interval flags).
+
+- A deleted built-in KAI queue is recreated at once (QUE-1), not at the next 5-minute check, and pods using it
+  are scheduled again; KaiQueuesReady never says True for a queue that stays missing.
+- A deleted `global-config` or `policy-evaluation` is created again with its defaults and the recreation is
+  logged (API-4).
+- A valid GpuConsolidationPolicy and ClusterGpuReactivePolicy say in their conditions what this engine does
+  with them (nothing yet / admission only), instead of nothing or a bare Ready.
+"""
+import json
+import time
+
+from conftest import wait_for
+from engine_proc import Engine, apply_global_config, condition, condition_is, global_config, install_crds
+
+GROUP = "rightsizing.kubex.ai"
+CHILD = "kubex-unlimited-gpu-queue"
+
+
+def queue_uid(sim, name):
+    res = sim.kubectl("get", "queues.scheduling.run.ai", name, "-o", "jsonpath={.metadata.uid}", check=False)
+    return res.stdout if res.returncode == 0 else None
+
+
+def test_deleted_builtin_queue_is_recreated_at_once(sim_factory):  # QUE-1, QUE-2, issue 12 item 9
+    sim = sim_factory()
+    install_crds(sim)
+    apply_global_config(sim, {})
+    eng = Engine(sim.kubeconfig, "--kai-queues")  # the default 5m check interval
+    try:
+        wait_for(lambda: condition_is(sim, "KaiQueuesReady", "True", "QueuesReady"), timeout=30,
+                 what=f"KaiQueuesReady=True; engine:\n{eng.output()}")
+        old = queue_uid(sim, CHILD)
+        assert old
+        sim.kubectl("delete", "queues.scheduling.run.ai", CHILD)
+        # Far sooner than the 5-minute periodic check: the engine watches the queues.
+        new = wait_for(lambda: (u := queue_uid(sim, CHILD)) and u != old and u, timeout=20,
+                       what=f"{CHILD} recreated; engine:\n{eng.output()}")
+        assert new != old
+        assert condition_is(sim, "KaiQueuesReady", "True", "QueuesReady")
+        eng.wait_line("a built-in KAI queue was deleted; checking the queues now", queue=CHILD)
+        # A user queue that is deleted is none of the engine's business.
+        sim.kubectl("apply", "-f", "-", input='{"apiVersion":"scheduling.run.ai/v2","kind":"Queue",'
+                                             '"metadata":{"name":"team"},"spec":{"parentQueue":"kubex-parent-queue"}}')
+        sim.kubectl("delete", "queues.scheduling.run.ai", "team")
+        time.sleep(2)  # give a wrong reaction time to happen
+        assert queue_uid(sim, "team") is None
+    finally:
+        assert eng.stop() == 0
+
+
+def test_deleted_singletons_are_recreated_with_defaults(sim_factory):  # API-4, issue 12 item 9
+    sim = sim_factory()
+    install_crds(sim)
+    eng = Engine(sim.kubeconfig)
+    try:
+        wait_for(lambda: global_config(sim), timeout=30, what="global-config created at start-up")
+        wait_for(lambda: sim.kubectl("get", f"policyevaluations.{GROUP}", "policy-evaluation", check=False)
+                 .returncode == 0, timeout=30, what="policy-evaluation created at start-up")
+        for plural, name in ((f"globalconfigurations.{GROUP}", "global-config"),
+                             (f"policyevaluations.{GROUP}", "policy-evaluation")):
+            old = sim.kubectl_json("get", plural, name)["metadata"]["uid"]
+            sim.kubectl("delete", plural, name)
+            obj = wait_for(lambda: (r := sim.kubectl("get", plural, name, "-o", "json", check=False)).returncode == 0
+                           and json.loads(r.stdout), timeout=20, what=f"{name} recreated")
+            assert obj["metadata"]["uid"] != old
+            assert obj["metadata"]["labels"]["app.kubernetes.io/managed-by"] == "kubex-automation-engine"
+            line = eng.wait_line("singleton was deleted: created it again with its defaults", name=name)
+            assert line["level"] == "info"
+        assert global_config(sim)["spec"]["automationEnabled"] is True  # the defaults
+    finally:
+        assert eng.stop() == 0
+
+
+def test_inert_kinds_say_what_this_engine_does(sim_factory):  # OBS-1, issue 12 item 10
+    sim = sim_factory()
+    install_crds(sim)
+    eng = Engine(sim.kubeconfig)
+    contract = {"gpuKaiContract": "v1alpha1-2026-07"}
+    try:
+        sim.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+            {"apiVersion": f"{GROUP}/v1alpha1", "kind": "GpuConsolidationPolicy", "metadata": {"name": "pool-a"},
+             "spec": {"experimental": contract, "nodeSelector": {"matchLabels": {"pool": "a"}}}},
+            {"apiVersion": f"{GROUP}/v1alpha1", "kind": "ClusterAutomationStrategy", "metadata": {"name": "kai"},
+             "spec": {"experimental": contract, "enablement": {"overrideScheduler": "kai"}}},
+            {"apiVersion": f"{GROUP}/v1alpha1", "kind": "ClusterGpuReactivePolicy", "metadata": {"name": "react"},
+             "spec": {"experimental": contract, "automationStrategyRef": {"name": "kai"},
+                      "scope": {"namespaceSelector": {"operator": "In", "values": ["*"]}},
+                      "metrics": {sig: {"prometheus": {"metric": "m", "namespaceLabel": "namespace",
+                                                       "podLabel": "pod", "containerLabel": "container"}}
+                                  for sig in ("compute", "memory")}}}]}))
+
+        def cond(plural, name, ctype):
+            return condition(sim.kubectl_json("get", f"{plural}.{GROUP}", name), ctype)
+
+        available = wait_for(lambda: cond("gpuconsolidationpolicies", "pool-a", "Available"), timeout=30,
+                             what=f"Available on the consolidation policy; engine:\n{eng.output()}")
+        assert (available["status"], available["reason"]) == ("Unknown", "NotEvaluated"), available
+        assert "does not evaluate GPU consolidation" in available["message"]
+        ready = wait_for(lambda: (c := cond("clustergpureactivepolicies", "react", "Ready")) and
+                         c["status"] == "True" and c, timeout=30, what="Ready on the reactive policy")
+        assert ready["reason"] == "Reconciled"
+        assert "does not run reactive sizing yet" in ready["message"], ready
+    finally:
+        assert eng.stop() == 0
