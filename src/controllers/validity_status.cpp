@@ -92,17 +92,14 @@ kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::str
   }
 
   if (id->kind == api::Kind::kGpuConsolidationPolicy) {
-    if (auto c = decide::consolidation_invalid_condition(verdict)) {
-      change.set.push_back(to_update(*c));
-    } else {
-      // Valid: Available belongs to the consolidation controller. Only a condition that validation wrote
-      // earlier is taken back, so that a fixed object does not keep reporting its old error.
-      bool stale = false;
-      for (const auto& c : cached_conditions(id->kind, *obj))
-        stale = stale || decide::is_validation_condition(c);
-      if (!stale) return kube::ReconcileResult{};
-      change.remove.push_back(decide::kCondAvailable);
+    // A valid policy's Available belongs to the consolidation controller once it wrote one; until then (and
+    // for an invalid policy) validation says what happens.
+    bool controller_owned = false;
+    for (const auto& c : cached_conditions(id->kind, *obj)) {
+      controller_owned = controller_owned || (c.type == decide::kCondAvailable && !decide::is_validation_condition(c));
     }
+    if (verdict.valid && controller_owned) return kube::ReconcileResult{};
+    change.set.push_back(to_update(decide::consolidation_condition(verdict)));
   } else {
     change.set.push_back(to_update(decide::valid_condition(verdict)));
   }

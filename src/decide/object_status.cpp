@@ -46,13 +46,16 @@ ConditionState valid_condition(const Verdict& v) {
   return {kCondValid, "False", v.reason(), v.message};
 }
 
-std::optional<ConditionState> consolidation_invalid_condition(const Verdict& v) {
-  if (v.valid) return std::nullopt;
-  return ConditionState{kCondAvailable, "False", v.reason(), v.message};
+ConditionState consolidation_condition(const Verdict& v) {
+  if (!v.valid) return {kCondAvailable, "False", v.reason(), v.message};
+  return {kCondAvailable, "Unknown", kReasonNotEvaluated,
+          "the policy is valid, but this engine version does not evaluate GPU consolidation yet: it taints "
+          "and drains no node, and the pool status fields stay unset"};
 }
 
 bool is_validation_condition(const ConditionState& c) {
-  return c.type == kCondAvailable && (c.reason == kReasonInvalidSpec || c.reason == kReasonInvalidContract);
+  return c.type == kCondAvailable &&
+         (c.reason == kReasonInvalidSpec || c.reason == kReasonInvalidContract || c.reason == kReasonNotEvaluated);
 }
 
 std::vector<EventPlan> condition_events(const std::vector<ConditionState>& before,

@@ -30,6 +30,7 @@ inline constexpr const char* kReasonStrategyNotFound = "StrategyNotFound";
 inline constexpr const char* kReasonStrategyInvalid = "StrategyInvalid";
 inline constexpr const char* kReasonReconciled = "Reconciled";
 inline constexpr const char* kReasonPrometheusQueryFailed = "PrometheusQueryFailed";
+inline constexpr const char* kReasonNotEvaluated = "NotEvaluated";
 // OBS-2 event reasons.
 inline constexpr const char* kEventStrategyResolved = "StrategyResolved";
 inline constexpr const char* kEventStrategyNotFound = "StrategyNotFound";
@@ -64,10 +65,12 @@ Verdict singleton_verdict(const api::ValidationReport& report, const std::string
 ConditionState valid_condition(const Verdict& v);
 
 // GpuConsolidationPolicy (CON-11): `Available=False` with InvalidContract/InvalidSpec for an invalid
-// object; nullopt for a valid one, whose Available belongs to the consolidation controller.
-std::optional<ConditionState> consolidation_invalid_condition(const Verdict& v);
-// True for an `Available` condition that only validation wrote (its reason is InvalidSpec or
-// InvalidContract): once the object is valid again that condition is stale and is removed.
+// object. A valid one gets `Available=Unknown/NotEvaluated` saying that this engine version does not
+// consolidate: a resource that does nothing says so (issue 12); the consolidation controller owns Available
+// once it exists.
+ConditionState consolidation_condition(const Verdict& v);
+// True for an `Available` condition that validation writes (InvalidSpec, InvalidContract, NotEvaluated):
+// validation may replace it. Any other Available is the consolidation controller's and is left alone.
 bool is_validation_condition(const ConditionState& c);
 
 // OBS-2: one event to record on the object.

@@ -168,20 +168,26 @@ TEST_F(ValidityFixture, ConfiguredSingletonName) {  // API-4 with --global-confi
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "cluster-settings", "Valid")["status"], "True");
 }
 
-TEST_F(ValidityFixture, ConsolidationOnlyWhenInvalid) {  // CON-11, OBS-1, VAL-6
+TEST_F(ValidityFixture, ConsolidationAvailableFromValidation) {  // CON-11, OBS-1, VAL-6, issue 12 item 10
   const json good = {{"experimental", {{"gpuKaiContract", "v1alpha1-2026-07"}}},
                      {"nodeSelector", {{"matchLabels", {{"pool", "a"}}}}}};
   json bad = good;
   bad.erase("experimental");
+  // A valid policy says that this engine does not consolidate, instead of nothing.
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", good));
   auto r = reconcile("GpuConsolidationPolicy//pool-a");
   EXPECT_EQ(r->requeue_after, common::Duration::zero());
-  EXPECT_EQ(api.writes, 0);  // a valid one is the consolidation controller's
+  json c = api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available");
+  EXPECT_EQ(c["status"], "Unknown");
+  EXPECT_EQ(c["reason"], "NotEvaluated");
+  int writes = api.writes;
+  reconcile("GpuConsolidationPolicy//pool-a");
+  EXPECT_EQ(api.writes, writes);  // unchanged: no second write
 
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", bad));
   r = reconcile("GpuConsolidationPolicy//pool-a");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
-  json c = api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available");
+  c = api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available");
   EXPECT_EQ(c["status"], "False");
   EXPECT_EQ(c["reason"], "InvalidContract");
   EXPECT_EQ(c["message"], "spec.experimental: required");
@@ -189,16 +195,15 @@ TEST_F(ValidityFixture, ConsolidationOnlyWhenInvalid) {  // CON-11, OBS-1, VAL-6
       summarize(events),
       (std::vector<std::vector<std::string>>{{"Warning", "InvalidContract", "spec.experimental: required"}}));
 
-  // Fixed: the condition validation wrote is taken back.
+  // Fixed: validation's condition becomes NotEvaluated again.
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", good));
   reconcile("GpuConsolidationPolicy//pool-a");
-  EXPECT_TRUE(api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available").is_null());
-  EXPECT_EQ(api.status(K::kGpuConsolidationPolicy, "", "pool-a")["observedGeneration"], 3);
+  EXPECT_EQ(api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available")["reason"], "NotEvaluated");
 
   // The consolidation controller's own Available is never touched.
   api.at(K::kGpuConsolidationPolicy, "", "pool-a")["status"]["conditions"] = {
       {{"type", "Available"}, {"status", "True"}, {"reason", "NoCandidate"}, {"message", "pool: 3 nodes"}}};
-  int writes = api.writes;
+  writes = api.writes;
   reconcile("GpuConsolidationPolicy//pool-a");
   EXPECT_EQ(api.writes, writes);
 }

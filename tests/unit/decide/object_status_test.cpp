@@ -67,18 +67,22 @@ TEST(ValidCondition, Table) {
   for (const auto& c : cases) EXPECT_EQ(valid_condition(c.in), c.want) << c.in.message;
 }
 
-// CON-11: only invalid consolidation policies get Available from validation; a valid one is the
-// consolidation controller's.
-TEST(ConsolidationCondition, OnlyInvalidObjects) {
-  EXPECT_FALSE(consolidation_invalid_condition({true, false, ""}).has_value());
-  auto c = consolidation_invalid_condition({false, true, "spec.experimental: required"});
-  ASSERT_TRUE(c);
-  EXPECT_EQ(*c, (ConditionState{"Available", "False", "InvalidContract", "spec.experimental: required"}));
-  auto s = consolidation_invalid_condition({false, false, "spec.requeueAfter: must be at least 1s"});
-  EXPECT_EQ(s->reason, "InvalidSpec");
+// CON-11: invalid consolidation policies get Available=False from validation; a valid one says that this
+// engine does not consolidate (issue 12 item 10), instead of nothing.
+TEST(ConsolidationCondition, InvalidOrNotEvaluated) {
+  auto c = consolidation_condition({false, true, "spec.experimental: required"});
+  EXPECT_EQ(c, (ConditionState{"Available", "False", "InvalidContract", "spec.experimental: required"}));
+  auto s = consolidation_condition({false, false, "spec.requeueAfter: must be at least 1s"});
+  EXPECT_EQ(s.reason, "InvalidSpec");
+  auto ok = consolidation_condition({true, false, ""});
+  EXPECT_EQ(ok.type, "Available");
+  EXPECT_EQ(ok.status, "Unknown");
+  EXPECT_EQ(ok.reason, "NotEvaluated");
+  EXPECT_NE(ok.message.find("does not evaluate GPU consolidation"), std::string::npos) << ok.message;
 
   EXPECT_TRUE(is_validation_condition({"Available", "False", "InvalidSpec", "x"}));
   EXPECT_TRUE(is_validation_condition({"Available", "False", "InvalidContract", "x"}));
+  EXPECT_TRUE(is_validation_condition({"Available", "Unknown", "NotEvaluated", "x"}));
   EXPECT_FALSE(is_validation_condition({"Available", "True", "NoCandidate", "x"}));
   EXPECT_FALSE(is_validation_condition({"Available", "False", "NoMatchingNodeSelector", "x"}));
   EXPECT_FALSE(is_validation_condition({"Valid", "False", "InvalidSpec", "x"}));

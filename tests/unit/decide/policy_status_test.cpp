@@ -56,9 +56,17 @@ TEST(PolicyConditions, Table) {
   };
   const Case cases[] = {
       {"resolved, valid",
-       input(api::Kind::kClusterGpuReactivePolicy, Resolution::kResolved),
+       input(api::Kind::kClusterProactivePolicy, Resolution::kResolved),
        {"AutomationStrategyResolved", "True", "Resolved", "ClusterAutomationStrategy \"kai\" resolved"},
        {"Ready", "True", "Reconciled", "the policy and its strategy are valid"},
+       true},
+      // Issue 12 item 10: a reactive policy says that no reactive sizing runs in this engine version.
+      {"reactive, resolved, valid",
+       input(api::Kind::kClusterGpuReactivePolicy, Resolution::kResolved),
+       {"AutomationStrategyResolved", "True", "Resolved", "ClusterAutomationStrategy \"kai\" resolved"},
+       {"Ready", "True", "Reconciled",
+        "the policy and its strategy are valid; its workloads are managed at admission, but this engine version "
+        "does not run reactive sizing yet: no Prometheus queries, no recommendations"},
        true},
       {"namespaced strategy missing",
        input(api::Kind::kGpuReactivePolicy, Resolution::kStrategyNotFound),
