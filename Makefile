@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build test unit e2e demo bench fuzz clean format
+.PHONY: all setup configure build test unit e2e demo bench fuzz clean format layers
 
 all: build
 
@@ -40,6 +40,10 @@ bench: build
 # libFuzzer targets (clang, ASan + UBSan) in build-fuzz/, FUZZ_SECONDS each (default 20).
 fuzz: setup
 	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
+
+# DESIGN §3: every #include under src/ points down the house's arrows.
+layers:
+	@scripts/check-layers
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cpp' | xargs clang-format -i
