@@ -9,7 +9,7 @@
 #include "controllers/status_writer.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/scope.h"
-#include "decide/policy_status.h"
+#include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
 
 namespace kubex::controllers {

@@ -12,7 +12,7 @@
 #include "api/kinds.h"
 #include "api/objects.h"
 #include "common/cached_object.h"
-#include "decide/object_status.h"
+#include "decide/status/object_status.h"
 #include "kube/runtime/controller.h"
 
 namespace kubex::kube {

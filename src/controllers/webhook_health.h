@@ -15,7 +15,7 @@
 #include "controllers/global_config_status.h"
 #include "controllers/webhook_health_signal.h"
 #include "controllers/webhook_probe.h"
-#include "decide/webhook_health.h"
+#include "decide/status/webhook_health.h"
 #include "kube/runtime/controller.h"
 
 namespace kubex::kube {

@@ -5,7 +5,7 @@
 
 #include <atomic>
 
-#include "decide/webhook_health.h"
+#include "decide/status/webhook_health.h"
 
 namespace kubex::controllers {
 

@@ -9,7 +9,7 @@
 #include "common/log.h"
 #include "decide/desired_annotations.h"
 #include "decide/pod_resources.h"
-#include "decide/policy_status.h"
+#include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/metrics.h"
 

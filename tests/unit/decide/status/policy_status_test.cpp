@@ -1,6 +1,6 @@
 // OBS-1 §1.2–1.4: AutomationStrategyResolved / Ready of the managing policies from their verdict and strategy
 // resolution; matchedWorkloads over the SEL-1 top owners (SEL-3 scope, protected namespaces excluded).
-#include "decide/policy_status.h"
+#include "decide/status/policy_status.h"
 
 #include <gtest/gtest.h>
 

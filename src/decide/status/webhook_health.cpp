@@ -1,4 +1,4 @@
-#include "decide/webhook_health.h"
+#include "decide/status/webhook_health.h"
 
 #include <algorithm>
 

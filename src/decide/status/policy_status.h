@@ -10,7 +10,7 @@
 
 #include "api/objects.h"
 #include "api/views.h"
-#include "decide/object_status.h"
+#include "decide/status/object_status.h"
 #include "decide/policy/candidate.h"
 #include "decide/policy/catalog.h"
 

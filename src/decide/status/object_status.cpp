@@ -1,4 +1,4 @@
-#include "decide/object_status.h"
+#include "decide/status/object_status.h"
 
 #include <algorithm>
 

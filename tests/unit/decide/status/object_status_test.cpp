@@ -1,6 +1,6 @@
 // OBS-1 / OBS-2 / VAL-1 / API-4: which condition follows from a validator verdict, and which events follow
 // from a change of conditions.
-#include "decide/object_status.h"
+#include "decide/status/object_status.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // WHH-3: the webhook health state machine as a table of probe sequences: consecutive counters, the
 // PodAdmissionWebhookHealthy condition with its thresholds and hysteresis, and the transition to False.
-#include "decide/webhook_health.h"
+#include "decide/status/webhook_health.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "decide/policy_status.h"
+#include "decide/status/policy_status.h"
 
 #include <algorithm>
 #include <array>
