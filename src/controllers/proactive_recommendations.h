@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "controllers/workloads.h"
 #include "decide/policy/catalog.h"
-#include "decide/proactive.h"
+#include "decide/proactive/proactive.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/event_recorder.h"
 #include "kube/runtime/runnable.h"

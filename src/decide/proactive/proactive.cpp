@@ -1,4 +1,4 @@
-#include "decide/proactive.h"
+#include "decide/proactive/proactive.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

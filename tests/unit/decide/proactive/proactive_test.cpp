@@ -1,9 +1,9 @@
-#include "decide/proactive.h"
+#include "decide/proactive/proactive.h"
 
 #include <gtest/gtest.h>
 
+#include "../fixtures.h"
 #include "decide/desired_annotations.h"
-#include "fixtures.h"
 
 using namespace kubex;
 using namespace kubex::decide;
