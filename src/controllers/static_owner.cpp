@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "decide/policy/match.h"
-#include "decide/static_owner.h"
+#include "decide/policy/static_owner.h"
 
 namespace kubex::controllers {
 

@@ -11,9 +11,9 @@
 #include "decide/pause.h"
 #include "decide/policy/match.h"
 #include "decide/policy/scope.h"
+#include "decide/policy/static_owner.h"
 #include "decide/resource_plan.h"
 #include "decide/rightsizing_info.h"
-#include "decide/static_owner.h"
 #include "decide/vllm_args.h"
 
 namespace kubex::decide {

@@ -3,6 +3,8 @@
 // result: for each target container and slot, the first valid static policy in SEL-5 order that provides a
 // value, written under the prefix of that policy's kind. Quantities in canonical form, GPU per GPU-2,
 // limits never contain gpu.
+// It lives with the policy decisions because it is one: the SEL-5 order and SEL-8 expansion of the static
+// policies, read by admission (ADM-14 mirroring) and by the static owner controller alike.
 #pragma once
 
 #include <map>

@@ -1,8 +1,8 @@
-#include "decide/static_owner.h"
+#include "decide/policy/static_owner.h"
 
 #include <gtest/gtest.h>
 
-#include "fixtures.h"
+#include "../fixtures.h"
 
 using namespace kubex;
 using namespace kubex::decide;

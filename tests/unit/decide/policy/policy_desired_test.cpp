@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "../fixtures.h"
 #include "decide/policy/desired.h"
-#include "fixtures.h"
 
 using namespace kubex;
 using namespace kubex::decide;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
+#include "../fixtures.h"
 #include "decide/policy/match.h"
 #include "decide/policy/ordering.h"
-#include "fixtures.h"
 
 using namespace kubex;
 using namespace kubex::decide;

@@ -1,4 +1,4 @@
-#include "decide/static_owner.h"
+#include "decide/policy/static_owner.h"
 
 #include "decide/desired_annotations.h"
 
