@@ -23,7 +23,7 @@
 #include "api/keys.h"
 #include "common/json_projection.h"
 #include "common/log.h"
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 #include "kube/runtime/metrics.h"
 #include "scenario.h"
 #include "webhook/admission_metrics.h"

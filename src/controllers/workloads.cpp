@@ -8,7 +8,7 @@
 #include "act/owner_annotations.h"
 #include "common/log.h"
 #include "decide/desired_annotations.h"
-#include "decide/pod_resources.h"
+#include "decide/admission/pod_resources.h"
 #include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/metrics.h"

@@ -1,7 +1,7 @@
 // The pod mutation handler (ADM-1..16, WHH-2, OBS-4) for both passes: decodes the pod, asks the engine for
 // what the caches know (the catalog, the owner, the namespace), runs the pure decision
-// (decide/pod_mutation.h) and answers with its JSON Patch — or, with the engine's --dry-run, with none
-// (ADM-15). Writes the one `rightsizing summary` line per decision and the owner events (WouldMutate,
+// (decide/admission/pod_mutation.h) and answers with its JSON Patch — or, with the engine's --dry-run, with
+// none (ADM-15). Writes the one `rightsizing summary` line per decision and the owner events (WouldMutate,
 // StrategyConflict at most once per hour per owner). Requests with dryRun never emit events. The server
 // answers fail-open around it (ADM-2).
 #pragma once
@@ -16,7 +16,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 #include "decide/policy/catalog.h"
 #include "kube/runtime/event_recorder.h"
 #include "webhook/admission_review.h"

@@ -10,9 +10,9 @@
 
 #include "api/objects.h"
 #include "api/views.h"
-#include "decide/status/object_status.h"
 #include "decide/policy/candidate.h"
 #include "decide/policy/catalog.h"
+#include "decide/status/object_status.h"
 
 namespace kubex::decide {
 

@@ -15,7 +15,7 @@
 #include "api/objects.h"
 #include "common/json_projection.h"
 #include "common/quantity.h"
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 #include "decide/policy/candidate.h"
 
 namespace kubex::decide::test {

@@ -2,12 +2,12 @@
 // OBS-4 summary text, SPEC §2 desired annotations.
 #include <gtest/gtest.h>
 
-#include "decide/constraints.h"
+#include "decide/admission/constraints.h"
+#include "decide/admission/pause.h"
+#include "decide/admission/rightsizing_info.h"
+#include "decide/admission/summary.h"
 #include "decide/desired_annotations.h"
 #include "decide/gates.h"
-#include "decide/pause.h"
-#include "decide/rightsizing_info.h"
-#include "decide/summary.h"
 #include "fixtures.h"
 
 using namespace kubex;

@@ -9,7 +9,7 @@
 
 #include "common/base64.h"
 #include "common/json_projection.h"
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 
 namespace kubex::webhook {
 namespace {

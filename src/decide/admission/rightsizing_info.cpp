@@ -1,4 +1,4 @@
-#include "decide/rightsizing_info.h"
+#include "decide/admission/rightsizing_info.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

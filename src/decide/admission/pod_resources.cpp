@@ -1,4 +1,4 @@
-#include "decide/pod_resources.h"
+#include "decide/admission/pod_resources.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,8 +2,8 @@
 // ADM-13 (KAI extras), SEL-10 (conflict) on realistic pods.
 #include <gtest/gtest.h>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "decide/change.h"
+#include "decide/admission/change.h"
 
 namespace kubex::decide {
 

@@ -1,4 +1,4 @@
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -6,15 +6,15 @@
 
 #include "api/keys.h"
 #include "common/json_diff.h"
+#include "decide/admission/gpu_plan.h"
+#include "decide/admission/pause.h"
+#include "decide/admission/resource_plan.h"
+#include "decide/admission/rightsizing_info.h"
+#include "decide/admission/vllm_args.h"
 #include "decide/desired_annotations.h"
-#include "decide/gpu_plan.h"
-#include "decide/pause.h"
 #include "decide/policy/match.h"
 #include "decide/policy/scope.h"
 #include "decide/policy/static_owner.h"
-#include "decide/resource_plan.h"
-#include "decide/rightsizing_info.h"
-#include "decide/vllm_args.h"
 
 namespace kubex::decide {
 

@@ -1,5 +1,5 @@
 #include "common/json_projection.h"
-#include "decide/pod_mutation.h"
+#include "decide/admission/pod_mutation.h"
 
 namespace kubex::decide {
 

@@ -1,8 +1,8 @@
 // VLM-2: vLLM rewriting at admission, for KAI-mutated pods whose governing strategy has spec.kai.vllm.
 #include <gtest/gtest.h>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

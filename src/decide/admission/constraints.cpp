@@ -1,4 +1,4 @@
-#include "decide/constraints.h"
+#include "decide/admission/constraints.h"
 
 #include <nlohmann/json.hpp>
 

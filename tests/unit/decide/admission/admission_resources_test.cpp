@@ -1,8 +1,8 @@
 // ADM-10 cpu/memory, ADM-14 mirroring, ADM-16 pod-rightsizing-info, OBS-4 summary fields, ACT-1 templates.
 #include <gtest/gtest.h>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "api/objects.h"
-#include "decide/change.h"
-#include "decide/constraints.h"
+#include "decide/admission/change.h"
+#include "decide/admission/constraints.h"
+#include "decide/admission/pod_resources.h"
 #include "decide/gpu_value.h"
-#include "decide/pod_resources.h"
 #include "decide/policy/desired.h"
 #include "decide/policy/match.h"
 

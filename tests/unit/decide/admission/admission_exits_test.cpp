@@ -1,8 +1,8 @@
 // ADM-3 exits (no patch), ADM-4 pause, RBK-4 hold, and robustness on bad input.
 #include <gtest/gtest.h>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

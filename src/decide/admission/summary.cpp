@@ -1,4 +1,4 @@
-#include "decide/summary.h"
+#include "decide/admission/summary.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>

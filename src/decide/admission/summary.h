@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "decide/change.h"
+#include "decide/admission/change.h"
 
 namespace kubex::decide {
 

@@ -1,4 +1,4 @@
-#include "decide/resource_plan.h"
+#include "decide/admission/resource_plan.h"
 
 #include <optional>
 

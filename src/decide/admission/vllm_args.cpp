@@ -1,4 +1,4 @@
-#include "decide/vllm_args.h"
+#include "decide/admission/vllm_args.h"
 
 #include <algorithm>
 #include <cctype>

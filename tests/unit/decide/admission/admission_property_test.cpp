@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

@@ -2,8 +2,8 @@
 // ceiling "1" (E6: vanilla with setFromUnspecified on). Each test spells out the exact output pod.
 #include <gtest/gtest.h>
 
-#include "decide/pod_mutation.h"
-#include "fixtures.h"
+#include "../fixtures.h"
+#include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
 using namespace kubex::decide;

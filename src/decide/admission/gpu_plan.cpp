@@ -1,4 +1,4 @@
-#include "decide/gpu_plan.h"
+#include "decide/admission/gpu_plan.h"
 
 #include "decide/gates.h"
 

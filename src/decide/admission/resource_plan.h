@@ -9,9 +9,9 @@
 
 #include "api/objects.h"
 #include "common/quantity.h"
-#include "decide/change.h"
-#include "decide/constraints.h"
-#include "decide/pod_resources.h"
+#include "decide/admission/change.h"
+#include "decide/admission/constraints.h"
+#include "decide/admission/pod_resources.h"
 #include "decide/policy/desired.h"
 #include "decide/policy/match.h"
 

@@ -19,10 +19,10 @@
 
 #include "api/objects.h"
 #include "common/clock.h"
-#include "decide/constraints.h"
-#include "decide/pod_resources.h"
+#include "decide/admission/constraints.h"
+#include "decide/admission/pod_resources.h"
+#include "decide/admission/summary.h"
 #include "decide/policy/candidate.h"
-#include "decide/summary.h"
 
 namespace kubex::common {
 class JsonProjection;

@@ -1,4 +1,4 @@
-#include "decide/pause.h"
+#include "decide/admission/pause.h"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "decide/change.h"
+#include "decide/admission/change.h"
 
 namespace kubex::decide {
 

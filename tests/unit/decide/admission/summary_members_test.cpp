@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "decide/summary.h"
+#include "decide/admission/summary.h"
 
 namespace kubex::decide {
 namespace {
