@@ -37,16 +37,6 @@ Labels pairs(const json& obj, bool (*keep)(std::string_view)) {
   return out;
 }
 
-std::vector<OwnerRef> owners_of(const json& meta) {
-  std::vector<OwnerRef> out;
-  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return out;
-  for (const auto& r : meta["ownerReferences"]) {
-    out.push_back({IStr(r.value("apiVersion", "")), IStr(r.value("kind", "")), IStr(r.value("name", "")),
-                   r.value("uid", ""), r.value("controller", false)});
-  }
-  return out;
-}
-
 common::TimePoint ts(const json& obj, const char* key) {
   if (!obj.is_object() || !obj.contains(key) || !obj[key].is_string()) return {};
   auto t = common::parse_rfc3339(obj[key].get<std::string>());
@@ -86,6 +76,17 @@ ContainerView container(const json& c, bool init) {
 }
 
 }  // namespace
+
+std::vector<OwnerRef> owners_of(const json& meta) {
+  std::vector<OwnerRef> out;
+  if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) return out;
+  for (const auto& r : meta["ownerReferences"]) {
+    if (!r.is_object()) continue;
+    out.push_back({IStr(r.value("apiVersion", "")), IStr(r.value("kind", "")), IStr(r.value("name", "")),
+                   r.value("uid", ""), r.value("controller", false)});
+  }
+  return out;
+}
 
 const IStr* find(const Labels& labels, std::string_view key) {
   auto it = std::lower_bound(labels.begin(), labels.end(), key,

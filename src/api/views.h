@@ -28,6 +28,10 @@ struct OwnerRef {
   bool controller = false;
 };
 
+// The ownerReferences of an object's metadata (entries that are not objects are skipped): the one parse of
+// them, for the cached views and for pods under admission alike.
+std::vector<OwnerRef> owners_of(const nlohmann::json& meta);
+
 // A container's resources, in the units decisions use.
 struct ContainerView {
   IStr name;

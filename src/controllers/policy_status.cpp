@@ -6,7 +6,7 @@
 #include "api/kubex_views.h"
 #include "common/time_format.h"
 #include "controllers/status_support.h"
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/scope.h"
 #include "decide/status/policy_status.h"

@@ -35,12 +35,14 @@ namespace kubex::decide::policy {
 class Catalog;
 }
 
+namespace kubex::act {
+class StatusWriter;
+}
+
 namespace kubex::controllers {
 
-class StatusWriter;
-
 struct PolicyStatusDeps {
-  std::unique_ptr<StatusWriter> writer;
+  std::unique_ptr<act::StatusWriter> writer;
   kube::EventRecorder* events = nullptr;  // may be null (no events)
   // The current linked catalog (policies, strategies, global-config).
   std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;

@@ -32,11 +32,12 @@ std::string desired_key(api::Kind k) {
 }  // namespace
 
 ProactiveRecommendations::ProactiveRecommendations(
-    std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+    std::shared_ptr<kube::Client> client, const observe::Caches& caches,
     std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog, kube::Metrics* metrics,
     kube::EventRecorder* events, ProactiveOptions options)
     : client_(std::move(client)),
-      caches_(std::move(caches)),
+      caches_(caches),
+      writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
       catalog_(std::move(catalog)),
       events_(events),
       options_(options),
@@ -95,7 +96,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   const api::GlobalConfigSpec& g = catalog->global();
   kube::ReconcileResult again{false, g.recommendation_reload_interval};
   auto enqueue_all = [&] {
-    for (const auto& w : list_workloads(caches_)) controller_.enqueue(workload_key(*w));
+    for (const auto& w : observe::list_workloads(caches_)) controller_.enqueue(observe::workload_key(*w));
   };
   if (!g.has_recommendations_config_map) {
     bool had = false;
@@ -160,10 +161,10 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::string& key) {
-  auto w = find_workload(caches_, key);
+  auto w = observe::find_workload(caches_, key);
   if (!w) return kube::ReconcileResult{};
   auto catalog = catalog_();
-  decide::policy::Workload workload = decision_workload(*w);
+  decide::policy::Workload workload = observe::decision_workload(*w);
   decide::policy::Match match = decide::policy::match_policies(
       workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);
   if (match.on_hold) return kube::ReconcileResult{};  // RBK-4
@@ -176,7 +177,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     {
       std::lock_guard lk(mu_);
       if (set_) {
-        for (const auto& c : target_containers_of(caches_, *w)) {
+        for (const auto& c : observe::target_containers_of(caches_, *w)) {
           const decide::Hundredths* v = set_->find({workload.ns, workload.kind, workload.name, c.name});
           if (!v || !winner.strategy) continue;
           decide::ProactiveValue pv = decide::clamp_proactive(*v, winner.strategy->spec, c.name);
@@ -196,9 +197,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     }
   }
   auto written =
-      write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "proactive recommendations");
+      writer_->write(*w, set, remove, "proactive recommendations");
   if (!written) return std::unexpected(written.error());
-  if (*written != OwnerWrite::kWritten) return kube::ReconcileResult{*written == OwnerWrite::kStale};
+  if (*written != act::OwnerWrite::kWritten) return kube::ReconcileResult{*written == act::OwnerWrite::kStale};
   recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{};
 }

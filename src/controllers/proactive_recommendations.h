@@ -20,7 +20,9 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "controllers/workloads.h"
+#include "act/owner_annotations.h"
+#include "controllers/recommendations_counter.h"
+#include "observe/workloads.h"
 #include "decide/policy/catalog.h"
 #include "decide/proactive/proactive.h"
 #include "kube/runtime/controller.h"
@@ -32,6 +34,10 @@ class Client;
 class Metrics;
 }  // namespace kubex::kube
 
+namespace kubex::observe {
+struct Caches;
+}
+
 namespace kubex::controllers {
 
 struct ProactiveOptions {
@@ -42,7 +48,7 @@ struct ProactiveOptions {
 
 class ProactiveRecommendations final : public kube::Runnable {
  public:
-  ProactiveRecommendations(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+  ProactiveRecommendations(std::shared_ptr<kube::Client> client, const observe::Caches& caches,
                            std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
                            kube::Metrics* metrics, kube::EventRecorder* events,
                            ProactiveOptions options = {});
@@ -52,7 +58,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   void start() override;
   void stop() override;
 
-  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(workload_key(w)); }
+  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(observe::workload_key(w)); }
   // Policies or global-config changed: reload (the location or interval may have changed) and re-evaluate.
   void policies_changed() { controller_.enqueue(kReload); }
 
@@ -66,12 +72,13 @@ class ProactiveRecommendations final : public kube::Runnable {
   void report(bool ok, const std::string& reason, const std::string& message, std::size_t count);
 
   std::shared_ptr<kube::Client> client_;
-  WorkloadCaches caches_;
+  common::Logger log_{"controller.proactivepolicy"};  // before writer_, which logs with it
+  const observe::Caches& caches_;
+  std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
   std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
   kube::EventRecorder* events_;
   ProactiveOptions options_;
   kube::Controller controller_;
-  common::Logger log_{"controller.proactivepolicy"};
   GpuRecommendationsCounter recommendations_total_;  // OBS-5
 
   std::mutex mu_;

@@ -18,11 +18,12 @@ kube::ControllerOptions controller_options(kube::Metrics* metrics) {
 }  // namespace
 
 StaticOwnerController::StaticOwnerController(
-    std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+    std::shared_ptr<kube::Client> client, const observe::Caches& caches,
     std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog, kube::Metrics* metrics,
     StaticOwnerOptions options)
     : client_(std::move(client)),
-      caches_(std::move(caches)),
+      caches_(caches),
+      writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
       catalog_(std::move(catalog)),
       options_(options),
       controller_(
@@ -45,16 +46,16 @@ void StaticOwnerController::stop() {
 
 kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) {
   if (key == kAll) {
-    for (const auto& w : list_workloads(caches_)) controller_.enqueue(workload_key(*w));
+    for (const auto& w : observe::list_workloads(caches_)) controller_.enqueue(observe::workload_key(*w));
     return kube::ReconcileResult{false, options_.resync};
   }
-  auto w = find_workload(caches_, key);
+  auto w = observe::find_workload(caches_, key);
   if (!w) return kube::ReconcileResult{};  // gone
   auto catalog = catalog_();
-  decide::policy::Workload workload = decision_workload(*w);
+  decide::policy::Workload workload = observe::decision_workload(*w);
   decide::policy::Match match = decide::policy::match_policies(
       workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);
-  auto targets = target_containers_of(caches_, *w);
+  auto targets = observe::target_containers_of(caches_, *w);
   decide::OwnerAnnotationPlan plan = decide::static_owner_annotations(match, workload, targets);
   if (plan.hold) return kube::ReconcileResult{};  // RBK-4: every matching policy is invalid
   std::vector<std::string> remove = plan.remove;
@@ -68,10 +69,10 @@ kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) 
   }
   std::erase_if(remove, [&](const std::string& k) { return !workload.annotations.count(k); });
   auto written =
-      write_owner_annotations(*client_, *w, set, remove, options_.dry_run, log_, "owner annotations");
+      writer_->write(*w, set, remove, "owner annotations");
   if (!written) return std::unexpected(written.error());
-  if (*written == OwnerWrite::kWritten) recommendations_total_.written(*w, set);  // OBS-5
-  return kube::ReconcileResult{*written == OwnerWrite::kStale};
+  if (*written == act::OwnerWrite::kWritten) recommendations_total_.written(*w, set);  // OBS-5
+  return kube::ReconcileResult{*written == act::OwnerWrite::kStale};
 }
 
 }  // namespace kubex::controllers

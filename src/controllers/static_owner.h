@@ -13,7 +13,9 @@
 #include <string>
 
 #include "common/log.h"
-#include "controllers/workloads.h"
+#include "act/owner_annotations.h"
+#include "controllers/recommendations_counter.h"
+#include "observe/workloads.h"
 #include "decide/policy/catalog.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/runnable.h"
@@ -22,6 +24,10 @@ namespace kubex::kube {
 class Client;
 class Metrics;
 }  // namespace kubex::kube
+
+namespace kubex::observe {
+struct Caches;
+}
 
 namespace kubex::controllers {
 
@@ -32,7 +38,7 @@ struct StaticOwnerOptions {
 
 class StaticOwnerController final : public kube::Runnable {
  public:
-  StaticOwnerController(std::shared_ptr<kube::Client> client, WorkloadCaches caches,
+  StaticOwnerController(std::shared_ptr<kube::Client> client, const observe::Caches& caches,
                         std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
                         kube::Metrics* metrics, StaticOwnerOptions options = {});
   ~StaticOwnerController() override;
@@ -42,7 +48,7 @@ class StaticOwnerController final : public kube::Runnable {
   void stop() override;
 
   // Event hooks.
-  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(workload_key(w)); }
+  void workload_changed(const api::WorkloadView& w) { controller_.enqueue(observe::workload_key(w)); }
   void policies_changed() { controller_.enqueue(kAll); }
 
   // One reconcile (tests call it directly).
@@ -52,11 +58,12 @@ class StaticOwnerController final : public kube::Runnable {
   static constexpr const char* kAll = "~all";
 
   std::shared_ptr<kube::Client> client_;
-  WorkloadCaches caches_;
+  common::Logger log_{"controller.staticpolicy"};  // before writer_, which logs with it
+  const observe::Caches& caches_;
+  std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
   std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
   StaticOwnerOptions options_;
   kube::Controller controller_;
-  common::Logger log_{"controller.staticpolicy"};
   GpuRecommendationsCounter recommendations_total_;  // OBS-5: the static GPU values written
 };
 

@@ -1,7 +1,7 @@
 #include "controllers/status_controllers.h"
 
 #include "controllers/policy_status.h"
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 #include "controllers/validity_status.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/manager.h"
@@ -10,7 +10,7 @@ namespace kubex::controllers {
 
 void add_validity_status(const StatusSources& s) {
   ValidityStatusDeps d;
-  d.writer = client_status_writer(s.client);
+  d.writer = act::client_status_writer(s.client);
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
   auto informer = s.kubex_informer;
@@ -30,7 +30,7 @@ void add_validity_status(const StatusSources& s) {
 
 void add_policy_status(const StatusSources& s) {
   PolicyStatusDeps d;
-  d.writer = client_status_writer(s.client);
+  d.writer = act::client_status_writer(s.client);
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
   d.catalog = s.catalog;

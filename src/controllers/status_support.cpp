@@ -1,7 +1,7 @@
 #include "controllers/status_support.h"
 
 #include "api/kubex_views.h"
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 #include "kube/runtime/event_recorder.h"
 
 namespace kubex::controllers {
@@ -97,7 +97,7 @@ std::vector<decide::ConditionState> to_states(const std::vector<act::ConditionUp
   return out;
 }
 
-kube::ReconcileOutcome write_status(StatusWriter& writer, kube::EventRecorder* events, const ObjectId& id,
+kube::ReconcileOutcome write_status(act::StatusWriter& writer, kube::EventRecorder* events, const ObjectId& id,
                                     const api::ObjectMeta& meta, act::StatusChange change,
                                     common::TimePoint now, common::Duration requeue_after) {
   kube::ReconcileResult ok;

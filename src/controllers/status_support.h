@@ -19,9 +19,11 @@ namespace kubex::kube {
 class EventRecorder;
 }
 
-namespace kubex::controllers {
-
+namespace kubex::act {
 class StatusWriter;
+}
+
+namespace kubex::controllers {
 
 // A work-queue key: "<Kind>/<namespace>/<name>", the namespace empty for cluster kinds
 // ("ClusterAutomationStrategy//kai-gpu-sharing", "GpuReactivePolicy/ml/reactive").
@@ -48,7 +50,7 @@ std::vector<decide::ConditionState> to_states(const std::vector<act::ConditionUp
 // nothing to change). The write is skipped and retried (requeue) when the object's generation is not the
 // cached `meta.generation` the change was decided from. A vanished object is not an error. `requeue_after` is
 // what a successful reconcile returns (VAL-6: the 5m requeue of invalid objects).
-kube::ReconcileOutcome write_status(StatusWriter& writer, kube::EventRecorder* events, const ObjectId& id,
+kube::ReconcileOutcome write_status(act::StatusWriter& writer, kube::EventRecorder* events, const ObjectId& id,
                                     const api::ObjectMeta& meta, act::StatusChange change,
                                     common::TimePoint now, common::Duration requeue_after);
 

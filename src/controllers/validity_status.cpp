@@ -4,7 +4,7 @@
 
 #include "api/kubex_views.h"
 #include "controllers/status_support.h"
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 #include "decide/status/object_status.h"
 #include "kube/cache/informer.h"
 

@@ -25,12 +25,14 @@ class Informer;
 class Metrics;
 }  // namespace kubex::kube
 
+namespace kubex::act {
+class StatusWriter;
+}
+
 namespace kubex::controllers {
 
-class StatusWriter;
-
 struct ValidityStatusDeps {
-  std::unique_ptr<StatusWriter> writer;
+  std::unique_ptr<act::StatusWriter> writer;
   kube::EventRecorder* events = nullptr;  // may be null (no events)
   // The cached object of kind `k` under its informer key ("ns/name" or "name"); nullptr when absent.
   std::function<common::ObjectPtr(api::Kind k, const std::string& key)> object;

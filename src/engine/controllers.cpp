@@ -4,15 +4,15 @@
 
 #include "api/kinds.h"
 #include "api/views.h"
-#include "common/cached_object.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
 #include "controllers/static_owner.h"
 #include "controllers/status_controllers.h"
 #include "controllers/webhook_health.h"
-#include "controllers/workloads.h"
-#include "engine/inventory.h"
+#include "observe/caches.h"
+#include "observe/catalog.h"
+#include "observe/workloads.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "kube/runtime/manager.h"
@@ -20,30 +20,6 @@
 namespace kubex::engine {
 
 namespace {
-
-controllers::WorkloadCaches workload_caches(const Caches& c) {
-  controllers::WorkloadCaches w;
-  w.workloads = {c.deployments, c.statefulsets, c.daemonsets, c.cronjobs,      c.jobs,
-                 c.rollouts,    c.analysisruns, c.models,     c.strimzipodsets};
-  w.pods = c.pods;
-  w.namespaces = c.namespaces;
-  w.pod_owner_index = kIndexOwnerUid;
-  return w;
-}
-
-// Calls `fn(view)` for every added or updated workload of the caches (not for deletions: a deleted workload
-// has no annotations to keep).
-template <class F>
-void on_workload_events(const controllers::WorkloadCaches& w, F fn) {
-  for (const auto& inf : w.workloads) {
-    kube::InformerHandlers h;
-    h.on_add = [fn](const kube::ObjectPtr& o) { fn(*kube::as<api::WorkloadView>(o)); };
-    h.on_update = [fn](const kube::ObjectPtr&, const kube::ObjectPtr& o) {
-      fn(*kube::as<api::WorkloadView>(o));
-    };
-    inf->add_handlers(std::move(h));
-  }
-}
 
 // What the engine-wide controllers share: global-config from the inventory's cache and its status writer.
 struct GlobalConfigAccess {
@@ -74,25 +50,13 @@ std::shared_ptr<controllers::KaiQueuesController> kai_queues(EngineState& state,
   o.metrics = &state.manager.metrics();
   auto ctrl = std::make_shared<controllers::KaiQueuesController>(controllers::client_kai_queue_api(state.client),
                                                                  gc.status, gc.get, &state.manager.events(), o);
-  if (o.enabled) {
-    // QUE-1: a deleted built-in queue is recreated at once. Only names are cached; the Queue API may be
-    // missing (QUE-2), so a 404 list counts as empty until it appears.
-    kube::InformerOptions io;
-    io.absent_ok = true;
-    auto queues = std::make_shared<kube::Informer>(
-        state.client, kube::resource_path("scheduling.run.ai", "v2", "queues"),
-        [](const nlohmann::json& obj) -> kube::ObjectPtr {
-          auto v = std::make_shared<common::CachedObject>();
-          common::fill_meta(*v, obj);
-          return v;
-        },
-        io);
+  if (o.enabled && state.caches.queues) {
+    // QUE-1: a deleted built-in queue is recreated at once (the caches' Queue informer; absent API = empty).
     kube::InformerHandlers h;
     h.on_delete = [c = ctrl.get()](const kube::ObjectPtr& q) {
       if (q) c->queue_deleted(q->name);
     };
-    queues->add_handlers(std::move(h));
-    state.manager.add_informer("kaiqueues", queues);
+    state.caches.queues->add_handlers(std::move(h));
   }
   return ctrl;
 }
@@ -125,10 +89,10 @@ controllers::StatusSources status_sources(EngineState& s) {
   controllers::StatusSources out;
   out.manager = &s.manager;
   out.client = s.client;
-  Inventory* inv = &s.inventory;
+  observe::CatalogCache* inv = &s.inventory;
   out.catalog = [inv] { return inv->catalog(); };
   out.kubex_informer = [inv](api::Kind k) { return inv->informer(k); };
-  const Caches& c = s.caches;
+  const observe::Caches& c = s.caches;
   out.workload_informers = {c.deployments, c.statefulsets, c.daemonsets,     c.jobs,  c.cronjobs,
                             c.rollouts,    c.analysisruns, c.strimzipodsets, c.models};
   out.global_config_name = s.options.global_config_name;
@@ -150,21 +114,20 @@ void add_controllers(EngineState& state) {
   add_global_config_controller(state, kai_queues(state, gc));
   add_global_config_controller(state, webhook_health(state, gc, webhook_healthy));
 
-  controllers::WorkloadCaches wc = workload_caches(state.caches);
-  Inventory* inventory = &state.inventory;
+  observe::CatalogCache* inventory = &state.inventory;
   auto catalog = [inventory] { return inventory->catalog(); };
 
   // Owner annotations: static values (SEL-7) and the proactive ConfigMap (PRO-6).
   controllers::StaticOwnerOptions so;
   so.dry_run = state.options.dry_run;
-  auto static_owner = std::make_shared<controllers::StaticOwnerController>(state.client, wc, catalog,
+  auto static_owner = std::make_shared<controllers::StaticOwnerController>(state.client, state.caches, catalog,
                                                                            &state.manager.metrics(), so);
   controllers::ProactiveOptions po;
   po.dry_run = state.options.dry_run;
   po.global_config_name = state.options.global_config_name;
   auto proactive = std::make_shared<controllers::ProactiveRecommendations>(
-      state.client, wc, catalog, &state.manager.metrics(), &state.manager.events(), po);
-  on_workload_events(wc, [s = static_owner.get(), p = proactive.get()](const api::WorkloadView& w) {
+      state.client, state.caches, catalog, &state.manager.metrics(), &state.manager.events(), po);
+  observe::on_workload_changes(state.caches, [s = static_owner.get(), p = proactive.get()](const api::WorkloadView& w) {
     s->workload_changed(w);
     p->workload_changed(w);
   });

@@ -5,11 +5,11 @@
 
 #include "common/log.h"
 #include "engine/build_info.h"
-#include "engine/caches.h"
+#include "observe/caches.h"
 #include "engine/controllers.h"
 #include "engine/state.h"
-#include "engine/inventory.h"
-#include "engine/owners.h"
+#include "observe/catalog.h"
+#include "observe/owners.h"
 #include "engine/webhooks.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
@@ -123,12 +123,12 @@ int run_engine(const EngineOptions& o) {
     return 1;
   }
   // Every replica serves the webhooks (ENG-1); handlers are installed before the server serves.
-  Caches caches = make_caches(*client);
-  InventoryOptions inv_opts;
+  observe::Caches caches = observe::make_caches(*client);
+  observe::CatalogOptions inv_opts;
   inv_opts.global_config_name = o.global_config_name;
   inv_opts.policy_evaluation_name = o.policy_evaluation_name;
-  Inventory inventory(*client, inv_opts);
-  OwnerResolver owners(caches, *client);
+  observe::CatalogCache inventory(*client, inv_opts);
+  observe::OwnerResolver owners(caches, *client);
   auto webhooks = EngineWebhooks::start(o, ns, manager, caches, inventory, owners);
   if (!webhooks) {
     log.error("cannot start the webhook server", {{"error", webhooks.error().str()}});

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/caches.h"
+#include "observe/caches.h"
 #include "engine/engine.h"
 
 namespace kubex::kube {
@@ -18,19 +18,23 @@ namespace kubex::controllers {
 class WebhookProbeWitness;
 }
 
+namespace kubex::observe {
+struct Caches;
+class CatalogCache;
+class OwnerResolver;
+}  // namespace kubex::observe
+
 namespace kubex::engine {
 
-class Inventory;
-class OwnerResolver;
 
 struct EngineState {
   const EngineOptions& options;
   const std::string& ns;  // the engine namespace
   std::shared_ptr<kube::Client> client;
   kube::Manager& manager;
-  const Caches& caches;
-  Inventory& inventory;
-  const OwnerResolver& owners;
+  const observe::Caches& caches;
+  observe::CatalogCache& inventory;
+  const observe::OwnerResolver& owners;
   // What the webhook server saw of the health probes (names a failed probe's cause, WHH-2).
   std::shared_ptr<const controllers::WebhookProbeWitness> probe_witness;
 };

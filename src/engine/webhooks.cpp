@@ -9,10 +9,10 @@
 #include "api/views.h"
 #include "common/log.h"
 #include "controllers/webhook_probe.h"
-#include "controllers/workloads.h"
-#include "engine/caches.h"
-#include "engine/inventory.h"
-#include "engine/owners.h"
+#include "observe/caches.h"
+#include "observe/catalog.h"
+#include "observe/owners.h"
+#include "observe/workloads.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/http_endpoints.h"
 #include "kube/runtime/manager.h"
@@ -43,9 +43,9 @@ kube::ObjectReference workload_ref(const api::WorkloadView& v) {
 // ADM: the pod mutation handler on the late and (with --early-webhook-enabled) early paths.
 void install_pod_mutation(const WebhookContext& ctx) {
   webhook::PodAdmissionDeps deps;
-  const Inventory* inventory = &ctx.inventory;
-  const OwnerResolver* owners = &ctx.owners;
-  const Caches* caches = &ctx.caches;
+  const observe::CatalogCache* inventory = &ctx.inventory;
+  const observe::OwnerResolver* owners = &ctx.owners;
+  const observe::Caches* caches = &ctx.caches;
   deps.catalog = [inventory] { return inventory->catalog(); };
   kube::Manager* manager = &ctx.manager;
   deps.synced = [manager] { return manager->caches_synced(); };
@@ -53,17 +53,11 @@ void install_pod_mutation(const WebhookContext& ctx) {
   deps.owner = [owners](const std::string& ns, const nlohmann::json& pod, common::Duration timeout) {
     webhook::PodOwner out;
     std::vector<api::OwnerRef> refs;
-    if (pod.contains("metadata") && pod["metadata"].is_object()) {
-      for (const auto& r : pod["metadata"].value("ownerReferences", nlohmann::json::array())) {
-        if (!r.is_object()) continue;
-        refs.push_back({common::IStr(r.value("apiVersion", "")), common::IStr(r.value("kind", "")),
-                        common::IStr(r.value("name", "")), r.value("uid", ""), r.value("controller", false)});
-      }
-    }
-    OwnerResolution res = owners->resolve(ns, refs, timeout);
+    if (pod.contains("metadata") && pod["metadata"].is_object()) refs = api::owners_of(pod["metadata"]);
+    observe::OwnerResolution res = owners->resolve(ns, refs, timeout);
     out.unknown = res.unknown;
     if (res.view) {
-      out.workload = controllers::decision_workload(*res.view);
+      out.workload = observe::decision_workload(*res.view);
       out.ref = workload_ref(*res.view);
     }
     return out;
@@ -90,8 +84,8 @@ void install_pod_mutation(const WebhookContext& ctx) {
 // VAL-1: one validating path per kind (HLM-2).
 void install_cr_validation(const WebhookContext& ctx) {
   webhook::CrValidationDeps deps;
-  const Inventory* inventory = &ctx.inventory;
-  const Caches* caches = &ctx.caches;
+  const observe::CatalogCache* inventory = &ctx.inventory;
+  const observe::Caches* caches = &ctx.caches;
   bool early = ctx.options.early_webhook_enabled;
   deps.catalog = [inventory] { return inventory->catalog(); };
   deps.context = [caches, early] {
@@ -164,8 +158,8 @@ EngineWebhooks::~EngineWebhooks() {
 }
 
 common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
-    const EngineOptions& o, const std::string& ns, kube::Manager& manager, const Caches& caches,
-    const Inventory& inventory, const OwnerResolver& owners) {
+    const EngineOptions& o, const std::string& ns, kube::Manager& manager, const observe::Caches& caches,
+    const observe::CatalogCache& inventory, const observe::OwnerResolver& owners) {
   auto impl = std::make_unique<Impl>();
   impl->metrics = std::make_unique<webhook::AdmissionMetrics>(manager.metrics());
   impl->register_webhooks = o.register_webhooks;

@@ -29,19 +29,22 @@ namespace kubex::webhook {
 class ProbeWitness;
 }
 
+namespace kubex::observe {
+struct Caches;
+class CatalogCache;
+class OwnerResolver;
+}  // namespace kubex::observe
+
 namespace kubex::engine {
 
-struct Caches;
-class Inventory;
-class OwnerResolver;
 
 // What an installer gets.
 struct WebhookContext {
   webhook::Server& server;
   kube::Manager& manager;  // client, metrics, events, informers
-  const Caches& caches;
-  const Inventory& inventory;
-  const OwnerResolver& owners;
+  const observe::Caches& caches;
+  const observe::CatalogCache& inventory;
+  const observe::OwnerResolver& owners;
   const EngineOptions& options;
   const std::string& ns;  // the engine namespace
   webhook::ProbeWitness& probe_witness;
@@ -57,8 +60,8 @@ class EngineWebhooks {
   // is fatal for the engine (ENG-3).
   static common::Result<std::unique_ptr<EngineWebhooks>> start(const EngineOptions& options,
                                                                const std::string& ns, kube::Manager& manager,
-                                                               const Caches& caches, const Inventory& inventory,
-                                                               const OwnerResolver& owners);
+                                                               const observe::Caches& caches, const observe::CatalogCache& inventory,
+                                                               const observe::OwnerResolver& owners);
   ~EngineWebhooks();
 
   bool serving() const;

@@ -18,7 +18,7 @@
 #include "api/kubex_views.h"
 #include "api/views.h"
 #include "common/clock.h"
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 #include "decide/policy/catalog.h"
 #include "kube/runtime/event_recorder.h"
 
@@ -74,7 +74,7 @@ class FakeApi {
 };
 
 // act::update_status over FakeApi.
-class FakeStatusWriter final : public StatusWriter {
+class FakeStatusWriter final : public act::StatusWriter {
  public:
   explicit FakeStatusWriter(FakeApi* api) : api_(api) {}
   kube::KResult<act::StatusResult> write(const std::string& path, const act::StatusChange& change,

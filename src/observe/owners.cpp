@@ -1,4 +1,4 @@
-#include "engine/owners.h"
+#include "observe/owners.h"
 
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -7,7 +7,7 @@
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 
-namespace kubex::engine {
+namespace kubex::observe {
 
 using nlohmann::json;
 
@@ -116,4 +116,4 @@ OwnerResolution OwnerResolver::resolve(const std::string& ns, const std::vector<
   return out;  // any other chain resolves to no workload
 }
 
-}  // namespace kubex::engine
+}  // namespace kubex::observe

@@ -13,7 +13,7 @@ class Client;
 class Informer;
 }  // namespace kubex::kube
 
-namespace kubex::engine {
+namespace kubex::observe {
 
 inline constexpr const char* kIndexNamespace = "namespace";
 inline constexpr const char* kIndexOwnerUid = "owner-uid";
@@ -28,10 +28,12 @@ struct Caches {
   std::shared_ptr<kube::Informer> queues;
   // (name, informer) in start order, for the manager.
   std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> all() const;
+  // The informers of the workload kinds (SEL-1 top owners and Jobs), for observe/workloads.h.
+  std::vector<std::shared_ptr<kube::Informer>> workload_informers() const;
   // The informer caching owner kind `kind` ("Deployment", "Model", ...), nullptr for other kinds.
   std::shared_ptr<kube::Informer> owner_informer(const std::string& kind) const;
 };
 
 Caches make_caches(const std::shared_ptr<kube::Client>& client);
 
-}  // namespace kubex::engine
+}  // namespace kubex::observe

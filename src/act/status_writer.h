@@ -1,4 +1,4 @@
-// Where the status controllers send their writes: act::update_status against the API server in the engine,
+// Where the status controllers send their writes: update_status against the API server in the engine,
 // an in-memory store in tests. One interface so that a controller's reconcile can be tested whole, with the
 // same pure status merge (act::apply_status_change) the real write uses.
 #pragma once
@@ -13,18 +13,18 @@ namespace kubex::kube {
 class Client;
 }
 
-namespace kubex::controllers {
+namespace kubex::act {
 
 class StatusWriter {
  public:
   virtual ~StatusWriter() = default;
-  // act::update_status semantics: read `object_path`, apply `change`, write `<object_path>/status` if
+  // update_status semantics: read `object_path`, apply `change`, write `<object_path>/status` if
   // anything changed; not_found() when the object is gone.
-  virtual kube::KResult<act::StatusResult> write(const std::string& object_path,
-                                                 const act::StatusChange& change, common::TimePoint now) = 0;
+  virtual kube::KResult<StatusResult> write(const std::string& object_path,
+                                                 const StatusChange& change, common::TimePoint now) = 0;
 };
 
-// act::update_status through `client`.
+// update_status through `client`.
 std::unique_ptr<StatusWriter> client_status_writer(std::shared_ptr<kube::Client> client);
 
-}  // namespace kubex::controllers
+}  // namespace kubex::act

@@ -25,17 +25,17 @@ namespace kubex::decide::policy {
 class Catalog;
 }
 
-namespace kubex::engine {
+namespace kubex::observe {
 
-struct InventoryOptions {
+struct CatalogOptions {
   std::string global_config_name = "global-config";          // --global-config-name
   std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
 };
 
-class Inventory {
+class CatalogCache {
  public:
-  Inventory(const std::shared_ptr<kube::Client>& client, InventoryOptions options = {});
-  ~Inventory();
+  CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogOptions options = {});
+  ~CatalogCache();
 
   // (name, informer) for the manager, e.g. ("clusterstaticpolicies", ...).
   std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> informers() const;
@@ -53,12 +53,12 @@ class Inventory {
   using Listener = std::function<void(api::Kind k, const common::ObjectPtr& obj)>;
   void on_change(Listener listener);
 
-  const InventoryOptions& options() const { return options_; }
+  const CatalogOptions& options() const { return options_; }
 
  private:
   void changed(api::Kind k, const common::ObjectPtr& obj);
 
-  InventoryOptions options_;
+  CatalogOptions options_;
   std::map<api::Kind, std::shared_ptr<kube::Informer>> informers_;
   std::vector<Listener> listeners_;
   std::atomic<std::uint64_t> generation_{1};
@@ -67,4 +67,4 @@ class Inventory {
   mutable std::shared_ptr<const decide::policy::Catalog> catalog_;
 };
 
-}  // namespace kubex::engine
+}  // namespace kubex::observe

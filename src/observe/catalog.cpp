@@ -1,4 +1,4 @@
-#include "engine/inventory.h"
+#include "observe/catalog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,7 +7,7 @@
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 
-namespace kubex::engine {
+namespace kubex::observe {
 
 namespace {
 
@@ -35,7 +35,7 @@ bool in_catalog(api::Kind k) {
 
 }  // namespace
 
-Inventory::Inventory(const std::shared_ptr<kube::Client>& client, InventoryOptions options)
+CatalogCache::CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogOptions options)
     : options_(std::move(options)) {
   for (const auto& ki : api::all_kinds()) {
     api::Kind k = ki.kind;
@@ -57,37 +57,37 @@ Inventory::Inventory(const std::shared_ptr<kube::Client>& client, InventoryOptio
   }
 }
 
-Inventory::~Inventory() = default;
+CatalogCache::~CatalogCache() = default;
 
-std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> Inventory::informers() const {
+std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> CatalogCache::informers() const {
   std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> out;
   for (const auto& [k, inf] : informers_) out.emplace_back(api::info(k).plural, inf);
   return out;
 }
 
-std::shared_ptr<kube::Informer> Inventory::informer(api::Kind k) const {
+std::shared_ptr<kube::Informer> CatalogCache::informer(api::Kind k) const {
   auto it = informers_.find(k);
   return it == informers_.end() ? nullptr : it->second;
 }
 
-void Inventory::on_change(Listener listener) {
+void CatalogCache::on_change(Listener listener) {
   listeners_.push_back(std::move(listener));
 }
 
-void Inventory::changed(api::Kind k, const common::ObjectPtr& obj) {
+void CatalogCache::changed(api::Kind k, const common::ObjectPtr& obj) {
   if (in_catalog(k)) generation_.fetch_add(1);
   for (const auto& l : listeners_) l(k, obj);
 }
 
-common::ObjectPtr Inventory::global_config() const {
+common::ObjectPtr CatalogCache::global_config() const {
   return informer(api::Kind::kGlobalConfiguration)->get(options_.global_config_name);
 }
 
-common::ObjectPtr Inventory::policy_evaluation() const {
+common::ObjectPtr CatalogCache::policy_evaluation() const {
   return informer(api::Kind::kPolicyEvaluation)->get(options_.policy_evaluation_name);
 }
 
-std::shared_ptr<const decide::policy::Catalog> Inventory::catalog() const {
+std::shared_ptr<const decide::policy::Catalog> CatalogCache::catalog() const {
   std::lock_guard lk(mu_);
   std::uint64_t gen = generation_.load();
   if (catalog_ && built_generation_ == gen) return catalog_;
@@ -114,4 +114,4 @@ std::shared_ptr<const decide::policy::Catalog> Inventory::catalog() const {
   return catalog_;
 }
 
-}  // namespace kubex::engine
+}  // namespace kubex::observe

@@ -1,17 +1,17 @@
-#include "controllers/status_writer.h"
+#include "act/status_writer.h"
 
 #include "kube/client/client.h"
 
-namespace kubex::controllers {
+namespace kubex::act {
 
 namespace {
 
 class ClientStatusWriter final : public StatusWriter {
  public:
   explicit ClientStatusWriter(std::shared_ptr<kube::Client> c) : client_(std::move(c)) {}
-  kube::KResult<act::StatusResult> write(const std::string& object_path, const act::StatusChange& change,
+  kube::KResult<StatusResult> write(const std::string& object_path, const StatusChange& change,
                                          common::TimePoint now) override {
-    return act::update_status(*client_, object_path, change, now);
+    return update_status(*client_, object_path, change, now);
   }
 
  private:
@@ -24,4 +24,4 @@ std::unique_ptr<StatusWriter> client_status_writer(std::shared_ptr<kube::Client>
   return std::make_unique<ClientStatusWriter>(std::move(client));
 }
 
-}  // namespace kubex::controllers
+}  // namespace kubex::act

@@ -12,13 +12,13 @@
 #include "api/views.h"
 #include "common/clock.h"
 #include "decide/policy/candidate.h"
-#include "engine/caches.h"
+#include "observe/caches.h"
 
 namespace kubex::kube {
 class Client;
 }
 
-namespace kubex::engine {
+namespace kubex::observe {
 
 struct OwnerResolution {
   bool unknown = false;                           // SEL-2: a recognised owner could not be read in time
@@ -41,4 +41,4 @@ class OwnerResolver {
   std::shared_ptr<kube::Client> client_;
 };
 
-}  // namespace kubex::engine
+}  // namespace kubex::observe

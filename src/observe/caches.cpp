@@ -1,11 +1,11 @@
-#include "engine/caches.h"
+#include "observe/caches.h"
 
 #include <nlohmann/json.hpp>
 
 #include "api/views.h"
 #include "kube/cache/informer.h"
 
-namespace kubex::engine {
+namespace kubex::observe {
 
 namespace {
 
@@ -105,4 +105,8 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
   return c;
 }
 
-}  // namespace kubex::engine
+std::vector<std::shared_ptr<kube::Informer>> Caches::workload_informers() const {
+  return {deployments, statefulsets, daemonsets, cronjobs, jobs, rollouts, analysisruns, models, strimzipodsets};
+}
+
+}  // namespace kubex::observe
