@@ -16,12 +16,14 @@
 #include "common/json_projection.h"
 #include "common/log.h"
 #include "kube/runtime/http_endpoints.h"
+#include "net/deadlines.h"
+#include "net/elastic_threads.h"
+#include "net/tls_server.h"
 #include "webhook/certs.h"
-#include "webhook/deadlines.h"
-#include "webhook/elastic_threads.h"
-#include "webhook/tls_server.h"
 
 namespace kubex::webhook {
+
+using net::Reply;
 
 namespace {
 
@@ -89,15 +91,15 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   std::map<std::string, std::shared_ptr<const Route>, std::less<>> routes;
   Observer observer;
 
-  std::unique_ptr<TlsServer> tls;
+  std::unique_ptr<net::TlsServer> tls;
   std::string host;
   int port = 0;
 
-  Deadlines deadlines;
+  net::Deadlines deadlines;
   std::mutex overrun_mu;
   std::condition_variable overrun_cv;
   int overrun = 0;                                  // handlers still running after their deadline
-  std::unique_ptr<ElasticThreads> handler_threads;  // serve(): the threads its handlers run on
+  std::unique_ptr<net::ElasticThreads> handler_threads;  // serve(): the threads its handlers run on
   common::Logger log{"webhook"};
 
   std::shared_ptr<const Route> route(std::string_view path) {
@@ -188,7 +190,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
                                  std::to_string(overrunning) + ")"));
       return;
     }
-    Deadlines::Token token = 0;
+    net::Deadlines::Token token = 0;
     if (r->options.deadline > std::chrono::milliseconds::zero()) {
       token = deadlines.arm(start + r->options.deadline, [self = shared_from_this(), r, path, uid, reply,
                                                           start, on_tls_worker] {
@@ -246,7 +248,7 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
   }
 
   // The TLS listener's requests: /healthz, and admission reviews by POST.
-  void on_request(http1::Request& request, const std::shared_ptr<Reply>& reply) {
+  void on_request(net::http1::Request& request, const std::shared_ptr<Reply>& reply) {
     if (request.path == "/healthz" && request.method == "GET") {
       reply->send(200, "text/plain", "ok");
     } else if (request.method == "POST") {
@@ -296,7 +298,7 @@ Server::Server(ServerOptions options, std::shared_ptr<ServingCertificate> certif
   if (impl_->options.threads <= 0) impl_->options.threads = default_server_threads();
   impl_->certificate = std::move(certificate);
   // Overrunning handlers are bounded by max_overrun_handlers, the others by serve()'s callers.
-  impl_->handler_threads = std::make_unique<ElasticThreads>(
+  impl_->handler_threads = std::make_unique<net::ElasticThreads>(
       static_cast<std::size_t>(std::max(1, impl_->options.threads)), std::numeric_limits<std::size_t>::max());
 }
 
@@ -330,7 +332,7 @@ common::Result<void> Server::start() {
   if (!impl->certificate) return common::fail("the webhook server has no serving certificate");
   impl->host = addr->host;
 
-  TlsServerOptions to;
+  net::TlsServerOptions to;
   to.workers = std::max(1, impl->options.threads);
   to.max_connections = std::max(1, impl->options.max_connections);
   to.idle_timeout_seconds = impl->options.keep_alive_timeout_seconds;
@@ -343,8 +345,8 @@ common::Result<void> Server::start() {
     if (!r) return common::fail("webhook server TLS setup failed: " + r.error().str());
     return {};
   };
-  auto tls = std::make_unique<TlsServer>(
-      to, setup, [weak](http1::Request& req, const std::shared_ptr<Reply>& reply) {
+  auto tls = std::make_unique<net::TlsServer>(
+      to, setup, [weak](net::http1::Request& req, const std::shared_ptr<Reply>& reply) {
         if (auto self = weak.lock()) {
           self->on_request(req, reply);
         } else {

@@ -1,9 +1,9 @@
 // The engine's HTTPS admission webhook server (DESIGN §3 webhook/, ADM-2, VAL-9, ENG-1): a registry of
 // admission handlers by URL path, served over TLS on --webhook-bind-address with the current serving
-// certificate (tls_server.h), plus GET /healthz.
+// certificate (net/tls_server.h), plus GET /healthz.
 //
 // Per request: the body is decoded (VAL-9: HTTP 400 `invalid AdmissionReview: <reason>`), the path's
-// handler runs on the thread that read the request with a deadline (ADM-2: 8 s; deadlines.h), and the
+// handler runs on the thread that read the request with a deadline (ADM-2: 8 s; net/deadlines.h), and the
 // response is encoded with the uid echoed. A handler that throws, overruns its deadline or returns an
 // unencodable response is answered according to its HandlerOptions: fail-open (`allowed: true`, no patch) or
 // HTTP 500 (the API server then applies the webhook's failurePolicy). An overrunning handler is answered at

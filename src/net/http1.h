@@ -1,4 +1,4 @@
-// HTTP/1.1 requests and responses for the webhook server's own listener (RFC 9112; tls_server.h): an
+// HTTP/1.1 requests and responses for the engine's own listener (RFC 9112; net/tls_server.h): an
 // incremental request parser for the bytes of one connection, and response formatting. Pure: no I/O.
 //
 // What it accepts is what kube-apiserver, kubectl proxies, curl and the Python client send: a request line,
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace kubex::webhook::http1 {
+namespace kubex::net::http1 {
 
 struct Limits {
   std::size_t max_header_bytes = 64u << 10;  // request line + headers; beyond: 431
@@ -76,4 +76,4 @@ const char* reason_phrase(int status);
 std::string format_response(int status, std::string_view content_type, std::string_view body,
                             bool keep_alive);
 
-}  // namespace kubex::webhook::http1
+}  // namespace kubex::net::http1

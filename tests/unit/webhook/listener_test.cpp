@@ -1,9 +1,11 @@
-// The webhook server's own HTTPS listener (tls_server.h) seen from a raw TLS client: an overrunning handler
-// is answered at its deadline while other connections go on being served (ADM-2), pipelining and the
-// keep-alive limit, 100-continue with a chunked body, idle connections closed, bad requests answered 400,
-// many connections on one thread, and a handler waiting in a BlockingScope lent another thread.
+// The webhook server over its own HTTPS listener (net/tls_server.h) seen from a raw TLS client: an
+// overrunning handler is answered at its deadline while other connections go on being served (ADM-2),
+// pipelining and the keep-alive limit, 100-continue with a chunked body, idle connections closed, bad
+// requests answered 400, many connections on one thread, a handler waiting in a BlockingScope lent another
+// thread, and more open keep-alive connections than kept threads all answered.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <openssl/ssl.h>
 #include <sys/socket.h>
@@ -12,9 +14,12 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
+#include <vector>
 
 #include "common/blocking.h"
 #include "common/x509.h"
@@ -228,24 +233,6 @@ TEST_F(Listener, AHandlerWaitingInABlockingScopeDoesNotHoldOthersUp) {
   server->stop();
 }
 
-// Without a serving thread's hook (any other thread), a BlockingScope does nothing.
-TEST(BlockingScope, DoesNothingWithoutAHookAndCountsNestedScopesOnce) {
-  { const common::BlockingScope nothing; }
-  struct Count : common::BlockingHook {
-    int begins = 0, ends = 0;
-    void begin() override { ++begins; }
-    void end() override { ++ends; }
-  } count;
-  common::set_thread_blocking_hook(&count);
-  {
-    const common::BlockingScope outer;
-    const common::BlockingScope inner;
-    EXPECT_EQ(count.begins, 1);
-  }
-  EXPECT_EQ(count.ends, 1);
-  common::set_thread_blocking_hook(nullptr);
-}
-
 TEST_F(Listener, PipelinedRequestsAndTheKeepAliveLimit) {
   ServerOptions so;
   so.keep_alive_max_count = 3;
@@ -343,6 +330,56 @@ TEST_F(Listener, ManyConnectionsOnOneThread) {
                 "c" + std::to_string(i) + "-" + std::to_string(round));
     }
   }
+}
+
+// ADM-2: more open keep-alive connections than kept threads are all answered at once; before, a connection
+// beyond `threads` waited until another one closed (5 s keep-alive), longer than the API server waits.
+TEST(ServerThreads, AnswersMoreKeepAliveConnectionsThanKeptThreads) {
+  auto certs = generate_self_signed({});
+  ASSERT_TRUE(certs.has_value());
+  auto cert = ServingCertificate::from_pem(certs->serving);
+  ASSERT_TRUE(cert.has_value());
+  ServerOptions so;
+  so.bind_address = "127.0.0.1:0";
+  so.threads = 2;
+  Server server(so, *cert);
+  std::set<std::thread::id> handler_threads;
+  std::mutex mu;
+  server.handle("/mutate", [&](const AdmissionRequest&) {
+    std::lock_guard lk(mu);
+    handler_threads.insert(std::this_thread::get_id());
+    return AdmissionResponse::allow();
+  });
+  ASSERT_TRUE(server.start().has_value());
+
+  constexpr int kConnections = 6;
+  std::vector<std::unique_ptr<httplib::SSLClient>> clients;
+  for (int i = 0; i < kConnections; ++i) {
+    auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", server.port());
+    c->set_ca_cert_store(common::make_store(certs->ca.cert_pem)->release());
+    c->enable_server_certificate_verification(true);
+    c->set_keep_alive(true);
+    c->set_read_timeout(3, 0);  // well below the 5 s keep-alive a starved connection waited for
+    clients.push_back(std::move(c));
+  }
+  // Every connection answers one request and stays open; then each answers again on the same connection.
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::future<int>> answers;
+    for (int i = 0; i < kConnections; ++i) {
+      answers.push_back(std::async(std::launch::async, [&, i] {
+        auto res = clients[static_cast<std::size_t>(i)]->Post("/mutate", review("u" + std::to_string(i)),
+                                                              "application/json");
+        return res ? res->status : -1;
+      }));
+    }
+    for (auto& a : answers) {
+      ASSERT_EQ(a.wait_for(5s), std::future_status::ready);
+      EXPECT_EQ(a.get(), 200);
+    }
+  }
+  clients.clear();  // closes the connections, so that stop() does not wait for their keep-alive to end
+  server.stop();
+  EXPECT_GE(handler_threads.size(), 1u);
 }
 
 }  // namespace

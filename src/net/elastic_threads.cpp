@@ -1,9 +1,9 @@
-#include "webhook/elastic_threads.h"
+#include "net/elastic_threads.h"
 
 #include <system_error>
 #include <thread>
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 // Shared with the threads, so that it outlives the ElasticThreads object while any of them still runs.
 struct ElasticThreads::State {
@@ -87,4 +87,4 @@ std::size_t ElasticThreads::idle_threads() const {
   return st_->idle;
 }
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net

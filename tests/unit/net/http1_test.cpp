@@ -1,10 +1,10 @@
-// HTTP/1.1 request parsing and response formatting of the webhook listener (tls_server.h): framing by
+// HTTP/1.1 request parsing and response formatting of the engine's listener (net/tls_server.h): framing by
 // Content-Length and chunked, keep-alive rules, 100-continue, and the errors a bad request gets.
-#include "webhook/http1.h"
+#include "net/http1.h"
 
 #include <gtest/gtest.h>
 
-namespace kubex::webhook::http1 {
+namespace kubex::net::http1 {
 namespace {
 
 struct Parsed {
@@ -145,4 +145,4 @@ TEST(Http1, FormatResponse) {
 }
 
 }  // namespace
-}  // namespace kubex::webhook::http1
+}  // namespace kubex::net::http1

@@ -1,5 +1,5 @@
-// Reused threads that grow with demand: the threads Server::serve() runs handlers on (one per call in
-// flight, so a call can be answered at its deadline while an overrunning handler goes on).
+// Reused threads that grow with demand: the threads webhook::Server::serve() runs handlers on (one per call
+// in flight, so a call can be answered at its deadline while an overrunning handler goes on).
 //
 // run() hands a task to an idle thread, or starts a new one while fewer than `max_threads` run, or else
 // queues it for the next thread that finishes. A thread that finishes waits for the next task, unless
@@ -15,7 +15,7 @@
 #include <memory>
 #include <mutex>
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 class ElasticThreads {
  public:
@@ -41,4 +41,4 @@ class ElasticThreads {
   std::shared_ptr<State> st_;
 };
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net

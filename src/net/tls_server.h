@@ -1,5 +1,6 @@
-// The webhook server's HTTPS listener (ADM-2, ENG-3): HTTP/1.1 keep-alive over non-blocking OpenSSL on
-// one epoll set shared by a few worker threads. OpenSSL and epoll stay in the .cpp.
+// The engine's HTTPS listener (DESIGN §3 net/; the webhook server's, ADM-2, ENG-3): HTTP/1.1 keep-alive
+// over non-blocking OpenSSL on one epoll set shared by a few worker threads. OpenSSL and epoll stay in the
+// .cpp.
 //
 // Why not httplib: it holds a thread per open connection and hands every request to another thread, so
 // on a busy core a review paid several context switches and more kernel time than its TLS (see
@@ -20,11 +21,11 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "webhook/http1.h"
+#include "net/http1.h"
 
 struct ssl_ctx_st;
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 struct TlsServerOptions {
   int workers = 4;                         // threads serving connections (more are added by add_worker())
@@ -76,4 +77,4 @@ class TlsServer {
   std::shared_ptr<State> st_;
 };
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net

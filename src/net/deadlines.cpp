@@ -1,4 +1,4 @@
-#include "webhook/deadlines.h"
+#include "net/deadlines.h"
 
 #include <condition_variable>
 #include <map>
@@ -6,7 +6,7 @@
 #include <thread>
 #include <utility>
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 struct Deadlines::Core {
   std::mutex mu;
@@ -99,4 +99,4 @@ bool Deadlines::cancel(Token token) {
   return false;
 }
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net

@@ -1,10 +1,10 @@
-#include "webhook/http1.h"
+#include "net/http1.h"
 
 #include <algorithm>
 #include <charconv>
 #include <limits>
 
-namespace kubex::webhook::http1 {
+namespace kubex::net::http1 {
 
 namespace {
 
@@ -265,4 +265,4 @@ std::string format_response(int status, std::string_view content_type, std::stri
   return out;
 }
 
-}  // namespace kubex::webhook::http1
+}  // namespace kubex::net::http1

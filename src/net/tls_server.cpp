@@ -1,4 +1,4 @@
-#include "webhook/tls_server.h"
+#include "net/tls_server.h"
 
 #include <netdb.h>
 #include <netinet/in.h>
@@ -22,7 +22,7 @@
 
 #include "common/blocking.h"
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 namespace {
 
@@ -547,4 +547,4 @@ void TlsServer::State::housekeep() {
   }
 }
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net

@@ -1,6 +1,6 @@
-// Handler deadlines of the webhook server (ADM-2): one thread calls a function when its time comes,
-// unless it was cancelled first. Lets a handler run on the thread that read its request and still be
-// answered on time when it overruns.
+// Handler deadlines (the webhook server's ADM-2 8 s, webhook/server.h): one thread calls a function when
+// its time comes, unless it was cancelled first. Lets a handler run on the thread that read its request and
+// still be answered on time when it overruns.
 #pragma once
 
 #include <chrono>
@@ -8,7 +8,7 @@
 #include <functional>
 #include <memory>
 
-namespace kubex::webhook {
+namespace kubex::net {
 
 class Deadlines {
  public:
@@ -30,4 +30,4 @@ class Deadlines {
   std::shared_ptr<Core> core_;
 };
 
-}  // namespace kubex::webhook
+}  // namespace kubex::net
