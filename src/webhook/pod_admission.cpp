@@ -3,10 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "api/keys.h"
 #include "common/blocking.h"
 #include "common/json_projection.h"
-#include "decide/policy/scope.h"
+#include "decide/admission/exits.h"
 #include "webhook/probe_witness.h"
 
 namespace kubex::webhook {
@@ -14,16 +13,6 @@ namespace kubex::webhook {
 using nlohmann::json;
 
 namespace {
-
-bool is_probe(const json& pod) {
-  const json* meta = pod.contains("metadata") ? &pod["metadata"] : nullptr;
-  if (!meta || !meta->is_object() || !meta->contains("annotations") || !(*meta)["annotations"].is_object()) {
-    return false;
-  }
-  const json& a = (*meta)["annotations"];
-  auto it = a.find(api::keys::kWebhookProbe);
-  return it != a.end() && it->is_string() && it->get<std::string>() == "true";
-}
 
 // VAL-9: the object must decode as a Pod.
 bool decodes_as_pod(const json& pod) {
@@ -86,14 +75,14 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
   in.dry_run = deps_.dry_run || req.dry_run;
   PodOwner owner;
   // The owner and namespace are read only when the decision goes past the cheap exits (ADM-3 3-5): probe
-  // pods, disabled automation and protected namespaces never wait for an owner lookup.
-  bool probe = is_probe(pod);
+  // pods, disabled automation and protected namespaces never wait for an owner lookup. The decision skips
+  // on the same function's answer.
+  const decide::EarlyExit exit = decide::early_exit(pod, in.ns, global);
+  const bool probe = exit == decide::EarlyExit::kProbePod;
   if (probe && deps_.probe_witness && pod.contains("metadata") && pod["metadata"].is_object()) {
     deps_.probe_witness->saw_probe(pod["metadata"].value("name", ""), pass == decide::Pass::kEarly);
   }
-  bool needs_owner = !probe && global.automation_enabled &&
-                     !decide::policy::namespace_protected(in.ns, global.protected_namespace_patterns);
-  if (needs_owner) {
+  if (decide::needs_owner(exit)) {
     if (deps_.owner) owner = deps_.owner(in.ns, pod, global.webhook_owner_resolution_retry_timeout);
     if (deps_.namespace_annotations) in.namespace_annotations = deps_.namespace_annotations(in.ns);
     in.owner_unknown = owner.unknown;

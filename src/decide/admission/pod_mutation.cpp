@@ -6,6 +6,7 @@
 
 #include "api/keys.h"
 #include "common/json_diff.h"
+#include "decide/admission/exits.h"
 #include "decide/admission/gpu_plan.h"
 #include "decide/admission/pause.h"
 #include "decide/admission/resource_plan.h"
@@ -13,7 +14,6 @@
 #include "decide/admission/vllm_args.h"
 #include "decide/desired_annotations.h"
 #include "decide/policy/match.h"
-#include "decide/policy/scope.h"
 #include "decide/policy/static_owner.h"
 
 namespace kubex::decide {
@@ -370,16 +370,15 @@ AdmissionDecision Decider::run() {
   if (!well_formed(*original_)) return skip("malformed-pod");
 
   const auto pod_annotations = string_map(*original_, "annotations");
-  // ADM-3 (3): a probe pod only gets the WHH-2 marker.
-  if (auto it = pod_annotations.find(keys::kWebhookProbe);
-      it != pod_annotations.end() && it->second == "true") {
-    metadata_map(pod_, "annotations")[in_.pass == Pass::kEarly ? keys::kProbeEarly : keys::kProbeLate] = "ok";
-    return skip("probe-pod");
-  }
   const api::GlobalConfigSpec& global = this->global();
-  if (!global.automation_enabled) return skip("automation-disabled");  // (4)
-  if (policy::namespace_protected(in_.ns, global.protected_namespace_patterns))
-    return skip("protected-namespace");                 // (5)
+  // ADM-3 (3)-(5): the same function told the webhook whether to read the owner at all.
+  if (const EarlyExit exit = early_exit(*original_, in_.ns, global); exit != EarlyExit::kNone) {
+    if (exit == EarlyExit::kProbePod) {  // (3) a probe pod only gets the WHH-2 marker
+      metadata_map(pod_, "annotations")[in_.pass == Pass::kEarly ? keys::kProbeEarly : keys::kProbeLate] =
+          "ok";
+    }
+    return skip(exit_check(exit));
+  }
   if (in_.owner_unknown) return skip("unknown-owner");  // (6)
   if (in_.workload == nullptr) return skip("no-workload");
 

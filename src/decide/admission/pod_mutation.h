@@ -1,7 +1,8 @@
-// The admission decision for one pod CREATE (SPEC §4, §5): ADM-3 exits 3-7, ADM-4 pause, the GPU plan
-// (gpu_plan.h), cpu/memory (resource_plan.h), ADM-13 KAI extras, VLM-2 vLLM rewriting, ADM-14 mirroring
-// and automation-constraints, ADM-16 pod-rightsizing-info, and the OBS-4 summary. Pure: the caller has
-// resolved the owner, the namespace, the policies and their strategies from its caches.
+// The admission decision for one pod CREATE (SPEC §4, §5): ADM-3 exits 3-7 (3-5 in exits.h, shared with
+// the webhook), ADM-4 pause, the GPU plan (gpu_plan.h), cpu/memory (resource_plan.h), ADM-13 KAI extras,
+// VLM-2 vLLM rewriting, ADM-14 mirroring and automation-constraints, ADM-16 pod-rightsizing-info, and the
+// OBS-4 summary. Pure: the caller has resolved the owner, the namespace, the policies and their strategies
+// from its caches.
 //
 // The same function evaluates a pod TEMPLATE (ACT-1, "the GPU allocation a new pod would receive"): pass
 // the template ({metadata, spec}) as `pod`; `allocation` in the result is what a new pod would get.

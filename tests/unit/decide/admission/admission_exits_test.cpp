@@ -1,7 +1,10 @@
 // ADM-3 exits (no patch), ADM-4 pause, RBK-4 hold, and robustness on bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "../fixtures.h"
+#include "decide/admission/exits.h"
 #include "decide/admission/pod_mutation.h"
 
 using namespace kubex;
@@ -103,6 +106,75 @@ TEST(AdmissionExits, ExitOrder) {
   AdmissionInput input = f.s.input(in);
   input.owner_unknown = true;
   EXPECT_EQ(decide_admission(input).summary.failed_checks, (std::vector<std::string>{"protected-namespace"}));
+}
+
+// ADM-3 (3)-(5): one function tells, from the pod, its namespace and global-config, which exit applies
+// before the owner is read. The webhook reads the owner only without one (needs_owner), and the decision
+// skips with exactly that exit's check, on the whole and on the projected pod.
+TEST(AdmissionExits, EarlyExitTable) {
+  const json plain = app_pod(whole_gpus(2));
+  const json probe = app_pod(whole_gpus(2), {{"rightsizing.kubex.ai/webhook-probe", "true"}});
+  const json probe_false = app_pod(whole_gpus(2), {{"rightsizing.kubex.ai/webhook-probe", "false"}});
+  json probe_bool = app_pod(whole_gpus(2));
+  probe_bool["metadata"]["annotations"]["rightsizing.kubex.ai/webhook-probe"] = true;  // not a string
+  const std::vector<std::string> defaults = api::GlobalConfigSpec{}.protected_namespace_patterns;
+  struct Case {
+    const char* name;
+    const json* pod;
+    bool automation_enabled;
+    std::string ns;
+    std::vector<std::string> patterns;
+    EarlyExit want;
+  } cases[] = {
+      {"managed pod", &plain, true, "ml", defaults, EarlyExit::kNone},
+      {"probe", &probe, true, "ml", defaults, EarlyExit::kProbePod},                         // (3)
+      {"probe first", &probe, false, "kube-system", defaults, EarlyExit::kProbePod},         // (3) before (4)
+      {"probe annotation false", &probe_false, true, "ml", defaults, EarlyExit::kNone},  // (3) "true" only
+      {"probe annotation not a string", &probe_bool, true, "ml", defaults, EarlyExit::kNone},
+      {"automation disabled", &plain, false, "ml", defaults, EarlyExit::kAutomationDisabled},  // (4)
+      {"disabled before protected", &plain, false, "kube-system", defaults, EarlyExit::kAutomationDisabled},
+      {"kube-*", &plain, true, "kube-system", defaults, EarlyExit::kProtectedNamespace},  // (5)
+      {"openshift-*", &plain, true, "openshift-monitoring", defaults, EarlyExit::kProtectedNamespace},
+      {"gmp-*", &plain, true, "gmp-system", defaults, EarlyExit::kProtectedNamespace},
+      {"own pattern", &plain, true, "ml", {"ml"}, EarlyExit::kProtectedNamespace},
+      {"pattern is whole-name", &plain, true, "ml-dev", {"ml"}, EarlyExit::kNone},
+      {"no patterns", &plain, true, "kube-system", {}, EarlyExit::kNone},
+  };
+  for (const auto& c : cases) {
+    Managed f;
+    f.s.global.automation_enabled = c.automation_enabled;
+    f.s.global.protected_namespace_patterns = c.patterns;
+    f.s.workload.ns = c.ns;
+    const EarlyExit got = early_exit(*c.pod, c.ns, f.s.global);
+    EXPECT_EQ(got, c.want) << c.name;
+    EXPECT_EQ(needs_owner(got), c.want == EarlyExit::kNone) << c.name;
+    const AdmissionDecision d = f.s.run(*c.pod);
+    if (c.want == EarlyExit::kNone) {
+      const auto& checks = d.summary.failed_checks;
+      for (EarlyExit e :
+           {EarlyExit::kProbePod, EarlyExit::kAutomationDisabled, EarlyExit::kProtectedNamespace}) {
+        EXPECT_EQ(std::count(checks.begin(), checks.end(), exit_check(e)), 0) << c.name;
+      }
+      AdmissionInput input = f.s.input(*c.pod);
+      input.owner_unknown = true;  // past the exits, the owner is what decides next: ADM-3 (6)
+      EXPECT_EQ(decide_admission(input).summary.failed_checks, (std::vector<std::string>{"unknown-owner"}))
+          << c.name;
+    } else {
+      EXPECT_EQ(d.summary.failed_checks, (std::vector<std::string>{exit_check(c.want)})) << c.name;
+      EXPECT_EQ(d.result, AdmissionResult::kSkipped) << c.name;
+    }
+  }
+  EXPECT_STREQ(exit_check(EarlyExit::kProbePod), "probe-pod");
+  EXPECT_STREQ(exit_check(EarlyExit::kAutomationDisabled), "automation-disabled");
+  EXPECT_STREQ(exit_check(EarlyExit::kProtectedNamespace), "protected-namespace");
+  EXPECT_STREQ(exit_check(EarlyExit::kNone), "");
+  // Any JSON: a non-object has no probe annotation and never throws.
+  const api::GlobalConfigSpec global;
+  for (const json& odd : {json(nullptr), json("pod"), json::array(), json{{"metadata", "x"}},
+                          json{{"metadata", {{"annotations", json::array()}}}}}) {
+    EXPECT_EQ(early_exit(odd, "ml", global), EarlyExit::kNone) << odd.dump();
+    EXPECT_EQ(early_exit(odd, "kube-system", global), EarlyExit::kProtectedNamespace) << odd.dump();
+  }
 }
 
 // ADM-4: pause-until on the pod, owner, owner template or namespace, in the future or `infinite`
