@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "common/quote.h"
+
 namespace kubex::common {
 namespace {
 
@@ -22,25 +24,6 @@ constexpr Unit kUnits[] = {
     {"m", 60'000'000'000},
     {"h", 3'600'000'000'000},
 };
-
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 bool is_digit(char c) {
   return c >= '0' && c <= '9';

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "common/quote.h"
 #include "common/wildcard.h"
 
 namespace kubex::common {
@@ -45,25 +46,6 @@ bool is_dns1123_subdomain(std::string_view s) {
     if (dot == std::string_view::npos) return true;
     start = dot + 1;
   }
-}
-
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 std::optional<std::string> join_problems(const std::vector<std::string>& problems) {

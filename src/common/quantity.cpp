@@ -6,6 +6,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "common/quote.h"
+
 namespace kubex::common {
 namespace {
 
@@ -46,26 +48,6 @@ std::string u128_to_string(u128 v) {
     v /= 10;
   }
   return std::string(buf + i, buf + 48);
-}
-
-// Quotes user input for an error message, escaping anything unprintable.
-std::string quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
 }
 
 bool is_digit(char c) {

@@ -1,6 +1,7 @@
 #include "common/yaml.h"
 
 #include "common/base64.h"
+#include "common/utf8.h"
 
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/depthguard.h>
@@ -42,34 +43,6 @@ std::string position(const YAML::Mark& mark) {
   return position(mark.line, mark.column);
 }
 
-// Decodes one UTF-8 code point at s[i]; returns its length, or 0 when the bytes are not valid UTF-8.
-std::size_t decode_utf8(std::string_view s, std::size_t i, char32_t& cp) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-  unsigned char c = b(i);
-  if (c < 0x80) {
-    cp = c;
-    return 1;
-  }
-  std::size_t len = 0;
-  char32_t min = 0;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2, cp = c & 0x1F, min = 0x80;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3, cp = c & 0x0F, min = 0x800;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4, cp = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > s.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((b(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i + k) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
 // YAML's printable set, as go-yaml enforces it.
 bool printable(char32_t cp) {
   return cp == 0x9 || cp == 0xA || cp == 0xD || (cp >= 0x20 && cp <= 0x7E) || cp == 0x85 ||
@@ -80,8 +53,7 @@ std::optional<std::string> check_input(std::string_view text) {
   int line = 0;
   int column = 0;
   for (std::size_t i = 0; i < text.size();) {
-    char32_t cp = 0;
-    std::size_t len = decode_utf8(text, i, cp);
+    const auto [cp, len] = utf8_decode(text, i);
     if (len == 0) return position(line, column) + "invalid UTF-8 in input";
     if (!printable(cp)) return position(line, column) + "control characters are not allowed";
     if (cp == '\n') {
@@ -120,23 +92,12 @@ bool has_utf16_or_32_bom(std::string_view t) {
          t.starts_with(std::string_view("\0\0\xFE\xFF", 4));
 }
 
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    char32_t cp = 0;
-    std::size_t len = decode_utf8(s, i, cp);
-    if (len == 0) return false;
-    i += len;
-  }
-  return true;
-}
-
 // Replaces invalid UTF-8 with U+FFFD, as Go's encoding/json does.
 std::string sanitize_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
-    char32_t cp = 0;
-    std::size_t len = decode_utf8(s, i, cp);
+    const std::size_t len = utf8_decode(s, i).len;
     if (len == 0) {
       out += "\xEF\xBF\xBD";
       ++i;
@@ -717,7 +678,7 @@ class Converter {
   // Types a scalar node by its tag and text (see yaml.h).
   Result<TypedScalar> typed_scalar(const YNode& node) {
     TypedScalar out;
-    out.text = check_strings_ && !valid_utf8(node.value) ? sanitize_utf8(node.value) : node.value;
+    out.text = check_strings_ && !utf8_valid(node.value) ? sanitize_utf8(node.value) : node.value;
     const std::string& tag = node.tag;
     if (tag == "!") return out;  // quoted or block scalar: a string
     std::string_view short_tag;

@@ -131,7 +131,7 @@ class Checker {
   void check_literal_argument(Node& n) {
     switch (n.fn) {
       case Fn::kDuration:
-        if (const std::string* s = literal_string(*n.args[0]); s && !parse_go_duration(*s)) {
+        if (const std::string* s = literal_string(*n.args[0]); s && !parse_duration(*s)) {
           issue(*n.args[0], "invalid duration argument");
         }
         return;

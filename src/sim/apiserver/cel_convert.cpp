@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel::internal {
 
@@ -135,15 +136,6 @@ Val to_double(const Value& v) {
   }
 }
 
-bool valid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t before = i;
-    char32_t c = utf8_next(s, i);
-    if (c == 0xFFFD && s.compare(before, 3, "\xEF\xBF\xBD") != 0) return false;
-  }
-  return true;
-}
-
 Val to_string_value(const Value& v) {
   switch (v.kind()) {
     case Kind::kString:
@@ -155,9 +147,9 @@ Val to_string_value(const Value& v) {
     case Kind::kUint:
       return make_string(std::to_string(v.as_uint()));
     case Kind::kDouble:
-      return make_string(format_double(v.as_double()));
+      return make_string(go_float(v.as_double()));
     case Kind::kBytes:
-      if (!valid_utf8(v.as_bytes())) return error("invalid UTF-8 in bytes, cannot convert to string");
+      if (!common::utf8_valid(v.as_bytes())) return error("invalid UTF-8 in bytes, cannot convert to string");
       return make_string(v.as_bytes());
     case Kind::kDuration:
       return make_string(format_duration(v.as_duration()));
@@ -290,7 +282,7 @@ Val convert_function(Fn fn, const std::vector<Value>& args) {
     case Fn::kDuration:
       if (args[0].kind() == Kind::kDuration) return args[0];
       if (args[0].kind() != Kind::kString) return no_overload();
-      if (auto d = parse_go_duration(args[0].as_string())) return make_duration(*d);
+      if (auto d = parse_duration(args[0].as_string())) return make_duration(*d);
       return conversion_error(args[0], "google.protobuf.Duration");
     case Fn::kTimestamp:
       if (args[0].kind() == Kind::kTimestamp) return args[0];

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel::internal {
 
@@ -105,7 +106,7 @@ std::expected<int64_t, Err> list_index(const Value& idx) {
     case Kind::kDouble: {
       double d = idx.as_double();
       if (std::trunc(d) != d || d < -9.2e18 || d > 9.2e18) {
-        return std::unexpected(Err{"unsupported index value " + format_double(d) + " in list"});
+        return std::unexpected(Err{"unsupported index value " + go_float(d) + " in list"});
       }
       return static_cast<int64_t>(d);
     }

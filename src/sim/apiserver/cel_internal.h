@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "common/utf8.h"
 
 namespace kubex::sim::cel {
 
@@ -411,17 +412,17 @@ std::expected<bool, Err> equals(const Value& a, const Value& b);
 std::expected<int, Err> compare(const Value& a, const Value& b);
 
 // Number of Unicode code points in UTF-8 text (invalid bytes count as one each).
-int64_t utf8_length(std::string_view s);
-// Decodes one code point at `i`, advancing `i`; invalid bytes decode as U+FFFD and advance by one.
-char32_t utf8_next(std::string_view s, std::size_t& i);
-void utf8_append(std::string& out, char32_t c);
+inline int64_t utf8_length(std::string_view s) {
+  return static_cast<int64_t>(common::utf8_count(s));
+}
+using common::utf8_append;
+using common::utf8_next;
 
-// Go-compatible formatting used by string(): %g for doubles, strconv 'f' for durations, RFC 3339 nano.
-std::string format_double(double d);
+// Go-compatible formatting used by string() (doubles: go_float): strconv 'f' for durations, RFC 3339 nano.
 std::string format_duration(int64_t nanos);
 std::string format_timestamp(const TimestampV& t);
 // Go time.ParseDuration; nullopt when invalid or out of range.
-std::optional<int64_t> parse_go_duration(std::string_view s);
+std::optional<int64_t> parse_duration(std::string_view s);
 // Go time.Parse(time.RFC3339, s), limited to years 0001-9999.
 std::optional<TimestampV> parse_rfc3339(std::string_view s);
 

@@ -9,6 +9,7 @@
 
 #include "sim/apiserver/cel.h"
 #include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel {
 
@@ -19,62 +20,6 @@ namespace {
 
 constexpr std::size_t kMaxMessageExpressionBytes =
     5 * 1024;  // celconfig.MaxEvaluatedMessageExpressionSizeBytes
-
-// Go's strconv.Quote (as %q and %#v print strings).
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t start = i;
-    char32_t c = utf8_next(s, i);
-    if (c == 0xFFFD && i - start == 1 && static_cast<unsigned char>(s[start]) >= 0x80) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      auto b = static_cast<unsigned char>(s[start]);
-      out += "\\x";
-      out += kHex[b >> 4];
-      out += kHex[b & 15];
-      continue;
-    }
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\v':
-        out += "\\v";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7F) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out += "\\x";
-          out += kHex[c >> 4];
-          out += kHex[c & 15];
-        } else {
-          out += s.substr(start, i - start);
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string string_field(const json& rule, const char* key) {
   auto it = rule.find(key);

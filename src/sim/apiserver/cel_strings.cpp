@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel::internal {
 
@@ -152,41 +153,12 @@ std::string go_trim_space(const std::string& s) {
   return from_runes(std::u32string_view(r).substr(b, e - b));
 }
 
+// cel-go ext strings.quote: Go's one-letter escapes, every other code point (U+FFFD for invalid bytes) as is.
 std::string quote(const std::string& s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size();) {
     char32_t c = utf8_next(s, i);
-    switch (c) {
-      case '\a':
-        out += "\\a";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\v':
-        out += "\\v";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      default:
-        utf8_append(out, c);
-    }
+    if (!append_go_escape(out, c)) utf8_append(out, c);
   }
   return out + "\"";
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel::internal {
 
@@ -143,7 +144,7 @@ std::string display(const Value& v) {
     case Kind::kUint:
       return std::to_string(v.as_uint());
     case Kind::kDouble:
-      return format_double(v.as_double());
+      return go_float(v.as_double());
     case Kind::kString:
       return v.as_string();
     case Kind::kBytes:

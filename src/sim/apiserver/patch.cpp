@@ -23,6 +23,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/apiserver/go_format.h"
+
 namespace kubex::sim {
 namespace {
 
@@ -46,92 +48,6 @@ std::unexpected<PatchError> invalid(std::string message) {
   return std::unexpected<PatchError>(std::move(e));
 }
 
-// ---------------------------------------------------------------------------------------------------
-// Go-style rendering of decoded JSON values, as they appear in kube-apiserver error messages
-// (fmt's %v of map[string]interface{} / []interface{}).
-
-void append_go(const json& v, std::string& out) {
-  switch (v.type()) {
-    case json::value_t::null:
-      out += "<nil>";
-      break;
-    case json::value_t::boolean:
-      out += v.get<bool>() ? "true" : "false";
-      break;
-    case json::value_t::number_integer:
-      out += std::to_string(v.get<std::int64_t>());
-      break;
-    case json::value_t::number_unsigned:
-      out += std::to_string(v.get<std::uint64_t>());
-      break;
-    case json::value_t::number_float: {
-      char buf[64];
-      auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v.get<double>());
-      out.append(buf, ec == std::errc() ? end : buf);
-      break;
-    }
-    case json::value_t::string:
-      out += v.get_ref<const std::string&>();
-      break;
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v) {
-        if (!first) out += ' ';
-        first = false;
-        append_go(e, out);
-      }
-      out += ']';
-      break;
-    }
-    case json::value_t::object: {
-      out += "map[";
-      bool first = true;
-      for (auto it = v.begin(); it != v.end(); ++it) {
-        if (!first) out += ' ';
-        first = false;
-        out += it.key();
-        out += ':';
-        append_go(it.value(), out);
-      }
-      out += ']';
-      break;
-    }
-    default:
-      out += "?";
-      break;
-  }
-}
-
-std::string go_string(const json& v) {
-  std::string out;
-  append_go(v, out);
-  return out;
-}
-
-// The Go type a value decodes to (with the apiserver's int-preserving decoder).
-std::string go_type(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-      return "<nil>";
-    case json::value_t::boolean:
-      return "bool";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "int64";
-    case json::value_t::number_float:
-      return "float64";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::array:
-      return "[]interface {}";
-    case json::value_t::object:
-      return "map[string]interface {}";
-    default:
-      return "unknown";
-  }
-}
-
 // How encoding/json names a JSON value in "cannot unmarshal X into ..." errors.
 std::string json_word(const json& v) {
   switch (v.type()) {
@@ -148,10 +64,6 @@ std::string json_word(const json& v) {
     default:
       return "number";
   }
-}
-
-std::string quoted(std::string_view s) {
-  return json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -209,12 +121,12 @@ std::expected<long long, std::string> go_atoi(std::string_view s) {
   }
   const bool all_digits = !digits.empty() && std::all_of(digits.begin(), digits.end(),
                                                          [](char c) { return c >= '0' && c <= '9'; });
-  if (!all_digits) return std::unexpected("strconv.Atoi: parsing " + quoted(s) + ": invalid syntax");
+  if (!all_digits) return std::unexpected("strconv.Atoi: parsing " + go_quote(s) + ": invalid syntax");
   unsigned long long magnitude = 0;
   auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude);
   const unsigned long long limit = negative ? 9223372036854775808ULL : 9223372036854775807ULL;
   if (ec != std::errc() || ptr != digits.data() + digits.size() || magnitude > limit) {
-    return std::unexpected("strconv.Atoi: parsing " + quoted(s) + ": value out of range");
+    return std::unexpected("strconv.Atoi: parsing " + go_quote(s) + ": value out of range");
   }
   if (negative) return magnitude == limit ? INT64_MIN : -static_cast<long long>(magnitude);
   return static_cast<long long>(magnitude);
@@ -769,7 +681,7 @@ bool sanitize(json& v) {
 }
 
 std::unexpected<PatchError> no_merge_key(const json& item, std::string_view merge_key) {
-  return invalid("map: " + go_string(item) +
+  return invalid("map: " + go_print(item) +
                  " does not contain declared merge key: " + std::string(merge_key));
 }
 
@@ -778,7 +690,7 @@ std::unexpected<PatchError> bad_arg_type(std::string_view expected, const json& 
 }
 
 std::unexpected<PatchError> unknown_patch_type(const json& directive, const json& in_map) {
-  return invalid("unknown patch type: " + go_string(directive) + " in map: " + go_string(in_map));
+  return invalid("unknown patch type: " + go_print(directive) + " in map: " + go_print(in_map));
 }
 
 // "$prefix/field" -> "field".
@@ -820,7 +732,7 @@ std::expected<ElemKind, PatchError> slice_element_kind(const json& a, const json
         kind = k;
         if (kind == ElemKind::kArray) return invalid("lists of lists are not supported");
       } else if (k != kind) {
-        return invalid("list element types are not identical: " + go_string(json::array({a, b})));
+        return invalid("list element types are not identical: " + go_print(json::array({a, b})));
       }
     }
   }
@@ -1103,8 +1015,8 @@ Status validate_patch_with_set_order(const json& patch_list, const json& set_ord
     ++s;
   }
   if (p < non_delete.size() && s >= set_order.size()) {
-    return invalid("The order in patch list:\n" + go_string(patch_list) +
-                   "\n doesn't match $setElementOrder list:\n" + go_string(set_order) + "\n");
+    return invalid("The order in patch list:\n" + go_print(patch_list) +
+                   "\n doesn't match $setElementOrder list:\n" + go_print(set_order) + "\n");
   }
   return {};
 }

@@ -1,7 +1,7 @@
 // Structural schemas for custom resources. The behaviour follows k8s.io/apiextensions-apiserver
 // (pkg/apiserver/schema: pruning, defaulting, listtype, objectmeta) and k8s.io/kube-openapi/pkg/validation
 // (validators, messages), and errors are rendered like k8s.io/apimachinery field.Error. Where Go's formatting
-// leaks into messages (%q, %v of floats, json.Marshal) it is reproduced here.
+// leaks into messages (%q, %v of floats, json.Marshal) it comes from go_format.h.
 #include "sim/apiserver/schema.h"
 
 #include <algorithm>
@@ -17,310 +17,19 @@
 #include <unordered_map>
 #include <utility>
 
+#include "common/utf8.h"
+#include "sim/apiserver/go_format.h"
+
 namespace kubex::sim {
 namespace {
 
 using nlohmann::json;
 
-// ---------------------------------------------------------------------------------------------------------
-// Go formatting
-// ---------------------------------------------------------------------------------------------------------
-
-// Decodes one UTF-8 sequence at s[i]; advances i. Returns -1 (and advances one byte) for invalid input.
-int32_t decode_utf8(std::string_view s, std::size_t& i) {
-  const auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    ++i;
-    return c;
-  }
-  int len = 0;
-  int32_t cp = 0;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    ++i;
-    return -1;
-  }
-  if (i + len > s.size()) {
-    ++i;
-    return -1;
-  }
-  for (int k = 1; k < len; ++k) {
-    const auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) {
-      ++i;
-      return -1;
-    }
-    cp = (cp << 6) | (cc & 0x3F);
-  }
-  static constexpr int32_t kMinForLen[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (cp < kMinForLen[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    ++i;
-    return -1;
-  }
-  i += len;
-  return cp;
-}
-
-// utf8.RuneCountInString: invalid bytes count one each.
-int64_t rune_count(std::string_view s) {
-  int64_t n = 0;
-  for (std::size_t i = 0; i < s.size(); ++n) decode_utf8(s, i);
-  return n;
-}
-
-// unicode.IsPrint for code points >= 0x80, close enough for messages: controls, format characters, line and
-// paragraph separators, private use and non-characters are not printable.
-bool go_is_print_non_ascii(int32_t cp) {
-  if (cp <= 0x9F || cp == 0xAD || cp == 0x61C || cp == 0x180E) return false;
-  if ((cp >= 0x200B && cp <= 0x200F) || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x206F)) {
-    return false;
-  }
-  if (cp == 0xFEFF || (cp >= 0xFFF9 && cp <= 0xFFFB) || (cp & 0xFFFE) == 0xFFFE) return false;
-  if ((cp >= 0xE000 && cp <= 0xF8FF) || cp >= 0xF0000) return false;
-  return true;
-}
-
-void append_hex(std::string& out, uint32_t v, int digits) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (int k = digits - 1; k >= 0; --k) out += kHex[(v >> (4 * k)) & 0xF];
-}
-
-// strconv.Quote (what %q prints for a string).
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t start = i;
-    const int32_t cp = decode_utf8(s, i);
-    if (cp < 0) {
-      out += "\\x";
-      append_hex(out, static_cast<unsigned char>(s[start]), 2);
-    } else if (cp == '"' || cp == '\\') {
-      out += '\\';
-      out += static_cast<char>(cp);
-    } else if (cp < 0x80) {
-      if (cp >= 0x20 && cp < 0x7F) {
-        out += static_cast<char>(cp);
-        continue;
-      }
-      switch (cp) {
-        case '\a':
-          out += "\\a";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\v':
-          out += "\\v";
-          break;
-        default:
-          out += "\\x";
-          append_hex(out, static_cast<uint32_t>(cp), 2);
-      }
-    } else if (go_is_print_non_ascii(cp)) {
-      out.append(s.substr(start, i - start));
-    } else if (cp < 0x10000) {
-      out += "\\u";
-      append_hex(out, static_cast<uint32_t>(cp), 4);
-    } else {
-      out += "\\U";
-      append_hex(out, static_cast<uint32_t>(cp), 8);
-    }
-  }
-  out += '"';
-  return out;
-}
-
-std::string chars(double v, std::chars_format f) {
+// Shortest round-trip scientific form, the identity of a float64 among list items.
+std::string scientific(double v) {
   char buf[64];
-  auto res = std::to_chars(buf, buf + sizeof buf, v, f);
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
   return std::string(buf, res.ptr);
-}
-
-// Decimal exponent of the shortest scientific representation ("1.5e+06" -> 6).
-int sci_exponent(const std::string& sci) {
-  auto e = sci.find('e');
-  std::size_t p = e + 1;
-  bool neg = sci[p] == '-';
-  if (sci[p] == '-' || sci[p] == '+') ++p;
-  int exp = 0;
-  std::from_chars(sci.data() + p, sci.data() + sci.size(), exp);
-  return neg ? -exp : exp;
-}
-
-// fmt's %v for a float64: strconv.FormatFloat(v, 'g', -1, 64).
-std::string go_float_v(double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  if (v == 0) return std::signbit(v) ? "-0" : "0";
-  std::string sci = chars(v, std::chars_format::scientific);
-  int exp = sci_exponent(sci);
-  if (exp < -4 || exp >= 6) return sci;
-  return chars(v, std::chars_format::fixed);
-}
-
-// encoding/json's float64 encoding.
-std::string go_json_float(double v) {
-  if (!std::isfinite(v)) return "null";
-  double a = std::fabs(v);
-  if (a != 0 && (a < 1e-6 || a >= 1e21)) {
-    std::string s = chars(v, std::chars_format::scientific);
-    std::size_t n = s.size();
-    if (n >= 4 && s[n - 4] == 'e' && s[n - 3] == '-' && s[n - 2] == '0') s.erase(n - 2, 1);
-    return s;
-  }
-  return chars(v, std::chars_format::fixed);
-}
-
-// encoding/json string encoding (HTML-safe, as json.Marshal does).
-void go_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t start = i;
-    const int32_t cp = decode_utf8(s, i);
-    if (cp < 0) {
-      out += "\\ufffd";
-    } else if (cp < 0x80) {
-      switch (cp) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '<':
-        case '>':
-        case '&':
-          out += "\\u00";
-          append_hex(out, static_cast<uint32_t>(cp), 2);
-          break;
-        default:
-          if (cp < 0x20) {
-            out += "\\u00";
-            append_hex(out, static_cast<uint32_t>(cp), 2);
-          } else {
-            out += static_cast<char>(cp);
-          }
-      }
-    } else if (cp == 0x2028 || cp == 0x2029) {
-      out += "\\u";
-      append_hex(out, static_cast<uint32_t>(cp), 4);
-    } else {
-      out.append(s.substr(start, i - start));
-    }
-  }
-  out += '"';
-}
-
-bool is_big_unsigned(const json& v) {
-  return v.is_number_unsigned() &&
-         v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-}
-
-// json.Marshal of a value decoded by apimachinery (numbers are int64 or float64, maps sorted by key).
-void go_json(std::string& out, const json& v) {
-  switch (v.type()) {
-    case json::value_t::boolean:
-      out += v.get<bool>() ? "true" : "false";
-      return;
-    case json::value_t::number_integer:
-      out += std::to_string(v.get<int64_t>());
-      return;
-    case json::value_t::number_unsigned:
-      out += is_big_unsigned(v) ? go_json_float(v.get<double>()) : std::to_string(v.get<uint64_t>());
-      return;
-    case json::value_t::number_float:
-      out += go_json_float(v.get<double>());
-      return;
-    case json::value_t::string:
-      go_json_string(out, v.get_ref<const std::string&>());
-      return;
-    case json::value_t::array: {
-      out += '[';
-      bool first = true;
-      for (const auto& e : v) {
-        if (!first) out += ',';
-        first = false;
-        go_json(out, e);
-      }
-      out += ']';
-      return;
-    }
-    case json::value_t::object: {
-      out += '{';
-      bool first = true;
-      for (const auto& [k, e] : v.items()) {
-        if (!first) out += ',';
-        first = false;
-        go_json_string(out, k);
-        out += ':';
-        go_json(out, e);
-      }
-      out += '}';
-      return;
-    }
-    default:
-      out += "null";
-      return;
-  }
-}
-
-std::string go_json(const json& v) {
-  std::string out;
-  go_json(out, v);
-  return out;
-}
-
-// How field.Error renders a bad value: %v for numbers and booleans, %q for strings, JSON otherwise.
-std::string go_value(const json& v) {
-  switch (v.type()) {
-    case json::value_t::boolean:
-      return v.get<bool>() ? "true" : "false";
-    case json::value_t::number_integer:
-      return std::to_string(v.get<int64_t>());
-    case json::value_t::number_unsigned:
-      return is_big_unsigned(v) ? go_float_v(v.get<double>()) : std::to_string(v.get<uint64_t>());
-    case json::value_t::number_float:
-      return go_float_v(v.get<double>());
-    case json::value_t::string:
-      return go_quote(v.get_ref<const std::string&>());
-    default:
-      return go_json(v);
-  }
 }
 
 // swag.IsFloat64AJSONInteger: an integral float within ±(2^53-1), with a little tolerance.
@@ -777,7 +486,7 @@ bool is_date_time(std::string_view str) {
   // One character (not a newline), digits, then the zone.
   std::size_t i = 0;
   if (tail.empty() || tail[0] == '\n') return false;
-  decode_utf8(tail, i);
+  common::utf8_next(tail, i);
   std::string_view rest = tail.substr(i);
   if (!rest.empty() && rest.back() == 'z' && all_digits(rest.substr(0, rest.size() - 1))) return true;
   return rest.size() > 6 && is_zone(rest.substr(rest.size() - 6)) &&
@@ -997,7 +706,7 @@ VResult check_schema_props(const Node& n, const json& d, const PathRef& path, La
 VResult check_string(const Node& n, const std::string& s, LazyName& name) {
   VResult r;
   if (n.max_length || n.min_length) {
-    const int64_t len = rune_count(s);
+    const int64_t len = static_cast<int64_t>(common::utf8_count(s));
     if (n.max_length && len > *n.max_length) {
       OErr e = make_error(
           Code::kTooLong, name.get(),
@@ -1095,13 +804,13 @@ VResult check_number(const Node& n, const json& d, Kind k, LazyName& name) {
     } else if (factor <= 0) {
       rmult.add(make_error(
           Code::kMultipleOfMustBePositive, name.get(),
-          "factor MultipleOf declared for " + name.get() + " must be positive: " + go_float_v(factor),
+          "factor MultipleOf declared for " + name.get() + " must be positive: " + go_float(factor),
           factor));
     } else {
       const double mult = factor < 1 ? 1 / factor * f : f / factor;
       if (!is_json_integer(mult)) {
         rmult.add(make_error(Code::kMultipleOf, name.get(),
-                             name.get() + " in body should be a multiple of " + go_float_v(factor), f));
+                             name.get() + " in body should be a multiple of " + go_float(factor), f));
       }
     }
   }
@@ -1118,7 +827,7 @@ VResult check_number(const Node& n, const json& d, Kind k, LazyName& name) {
       value = v;
     } else {
       failed = is_max ? (exclusive ? f >= b : f > b) : (exclusive ? f <= b : f < b);
-      text = go_float_v(b);
+      text = go_float(b);
       value = k == Kind::kInt ? json(as_int(d)) : json(f);
     }
     if (!failed) return;
@@ -1412,7 +1121,7 @@ std::string identity(const json& v) {
     case Kind::kInt:
       return "i" + std::to_string(as_int(v));
     case Kind::kFloat:
-      return "f" + chars(v.get<double>(), std::chars_format::scientific);
+      return "f" + scientific(v.get<double>());
     case Kind::kString:
       return "s" + v.get<std::string>();
     default:
