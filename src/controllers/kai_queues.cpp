@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "act/kai_queues.h"
 #include "act/status.h"
 #include "api/keys.h"
 #include "api/kubex_views.h"
@@ -16,43 +17,6 @@ namespace {
 
 constexpr const char* kKey = "builtin-queues";
 constexpr const char* kGroupVersion = "scheduling.run.ai/v2";
-
-std::string queues_path(const std::string& name = "") {
-  return kube::resource_path("scheduling.run.ai", "v2", "queues", "", name);
-}
-
-class ClientKaiQueueApi final : public KaiQueueApi {
- public:
-  explicit ClientKaiQueueApi(std::shared_ptr<kube::Client> client) : client_(std::move(client)) {}
-
-  kube::KResult<bool> queues_served() override {
-    auto r = client_->get(std::string("/apis/") + kGroupVersion);
-    if (!r) {
-      if (r.error().not_found()) return false;
-      return std::unexpected(r.error());
-    }
-    const json& resources = r->contains("resources") ? (*r)["resources"] : json();
-    if (!resources.is_array()) return false;
-    return std::any_of(resources.begin(), resources.end(),
-                       [](const json& res) { return res.is_object() && res.value("name", "") == "queues"; });
-  }
-
-  kube::KResult<bool> queue_exists(const std::string& name) override {
-    auto r = client_->get(queues_path(name));
-    if (r) return true;
-    if (r.error().not_found()) return false;
-    return std::unexpected(r.error());
-  }
-
-  kube::KResult<void> create_queue(const json& queue) override {
-    auto r = client_->create(queues_path(), queue);
-    if (!r) return std::unexpected(r.error());
-    return {};
-  }
-
- private:
-  std::shared_ptr<kube::Client> client_;
-};
 
 }  // namespace
 
@@ -73,11 +37,7 @@ const std::vector<std::pair<std::string, std::string>>& builtin_kai_queues() {
   return v;
 }
 
-std::shared_ptr<KaiQueueApi> client_kai_queue_api(std::shared_ptr<kube::Client> client) {
-  return std::make_shared<ClientKaiQueueApi>(std::move(client));
-}
-
-KaiQueuesController::KaiQueuesController(std::shared_ptr<KaiQueueApi> api,
+KaiQueuesController::KaiQueuesController(std::shared_ptr<act::QueueWriter> api,
                                          std::shared_ptr<GlobalConfigStatus> status,
                                          GlobalConfigGetter global_config, kube::EventRecorder* events,
                                          KaiQueuesOptions options)

@@ -26,6 +26,10 @@ class EventRecorder;
 class Metrics;
 }  // namespace kubex::kube
 
+namespace kubex::act {
+class QueueWriter;
+}
+
 namespace kubex::controllers {
 
 inline constexpr const char* kKaiQueuesController = "kaiqueues";
@@ -38,19 +42,6 @@ nlohmann::json kai_queue_object(const std::string& name, const std::string& pare
 // The queues of QUE-1 in creation order (parent first): (name, parent).
 const std::vector<std::pair<std::string, std::string>>& builtin_kai_queues();
 
-// What the controller needs from the API server (a kube::Client in production, a fake in tests).
-class KaiQueueApi {
- public:
-  virtual ~KaiQueueApi() = default;
-  // Discovery: does GET /apis/scheduling.run.ai/v2 list `queues`? A group version that is not served is
-  // false.
-  virtual kube::KResult<bool> queues_served() = 0;
-  virtual kube::KResult<bool> queue_exists(const std::string& name) = 0;
-  virtual kube::KResult<void> create_queue(const nlohmann::json& queue) = 0;
-};
-
-std::shared_ptr<KaiQueueApi> client_kai_queue_api(std::shared_ptr<kube::Client> client);
-
 struct KaiQueuesOptions {
   bool enabled = false;                                       // --kai-queues
   common::Duration check_interval = std::chrono::minutes(5);  // QUE-1
@@ -62,7 +53,7 @@ struct KaiQueuesOptions {
 class KaiQueuesController final : public kube::Runnable {
  public:
   // `events` may be null (no events).
-  KaiQueuesController(std::shared_ptr<KaiQueueApi> api, std::shared_ptr<GlobalConfigStatus> status,
+  KaiQueuesController(std::shared_ptr<act::QueueWriter> api, std::shared_ptr<GlobalConfigStatus> status,
                       GlobalConfigGetter global_config, kube::EventRecorder* events,
                       KaiQueuesOptions options);
   ~KaiQueuesController() override;
@@ -91,7 +82,7 @@ class KaiQueuesController final : public kube::Runnable {
   };
   kube::KResult<Outcome> ensure_queues();
 
-  std::shared_ptr<KaiQueueApi> api_;
+  std::shared_ptr<act::QueueWriter> api_;
   std::shared_ptr<GlobalConfigStatus> status_;
   GlobalConfigGetter global_config_;
   kube::EventRecorder* events_;

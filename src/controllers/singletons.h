@@ -11,7 +11,6 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <thread>
 
@@ -19,28 +18,11 @@
 #include "common/log.h"
 #include "kube/runtime/runnable.h"
 
-namespace kubex::kube {
-class Client;
+namespace kubex::act {
+class SingletonWriter;
 }
 
 namespace kubex::controllers {
-
-// The object the engine creates for a missing singleton of kind `k` (GlobalConfiguration or
-// PolicyEvaluation): its CRD defaults (api/defaults.h), labelled as created by the engine.
-nlohmann::json default_singleton(api::Kind k, const std::string& name);
-
-enum class EnsureOutcome {
-  kCreated,  // it was missing and is created now
-  kExists,   // someone else's object (Helm, a user, an earlier start): left as it is
-  kRetry,    // cannot tell yet (CRD not installed, API error): try again later
-  kFailed,   // refused for good (e.g. 422: the name is not allowed by the CRD)
-};
-const char* to_string(EnsureOutcome o);
-
-// GET, and CREATE only on 404 (an AlreadyExists answer counts as kExists): nothing is ever overwritten.
-// `detail` receives the API error, if any.
-EnsureOutcome ensure_singleton(kube::Client& client, api::Kind k, const std::string& name,
-                               std::string* detail);
 
 struct SingletonOptions {
   std::string global_config_name = "global-config";
@@ -51,7 +33,7 @@ struct SingletonOptions {
 
 class SingletonBootstrap final : public kube::Runnable {
  public:
-  SingletonBootstrap(std::shared_ptr<kube::Client> client, SingletonOptions options);
+  SingletonBootstrap(std::shared_ptr<act::SingletonWriter> writer, SingletonOptions options);
   ~SingletonBootstrap() override;
 
   const std::string& name() const override { return name_; }
@@ -66,7 +48,7 @@ class SingletonBootstrap final : public kube::Runnable {
   void run();
 
   std::string name_ = "singletons";
-  std::shared_ptr<kube::Client> client_;
+  std::shared_ptr<act::SingletonWriter> writer_;
   SingletonOptions options_;
   std::atomic<bool> done_{false};
   std::mutex mu_;

@@ -1,5 +1,7 @@
 #include "controllers/status_controllers.h"
 
+#include "act/singletons.h"
+
 #include "controllers/policy_status.h"
 #include "act/status_writer.h"
 #include "controllers/validity_status.h"
@@ -64,7 +66,7 @@ void add_singleton_bootstrap(const StatusSources& s) {
   SingletonOptions o;
   o.global_config_name = s.global_config_name;
   o.policy_evaluation_name = s.policy_evaluation_name;
-  auto bootstrap = std::make_shared<SingletonBootstrap>(s.client, o);
+  auto bootstrap = std::make_shared<SingletonBootstrap>(act::client_singleton_writer(s.client), o);
   // API-4: a deleted singleton is created again with its defaults (and the recreation logged).
   for (api::Kind k : {api::Kind::kGlobalConfiguration, api::Kind::kPolicyEvaluation}) {
     if (auto inf = s.kubex_informer ? s.kubex_informer(k) : nullptr) {

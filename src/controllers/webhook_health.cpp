@@ -19,7 +19,7 @@ constexpr const char* kKey = "webhook-health";
 
 }  // namespace
 
-WebhookHealthController::WebhookHealthController(std::shared_ptr<WebhookProbeApi> probes,
+WebhookHealthController::WebhookHealthController(std::shared_ptr<act::ProbeRunner> probes,
                                                  std::shared_ptr<GlobalConfigStatus> status,
                                                  GlobalConfigGetter global_config,
                                                  kube::EventRecorder* events,

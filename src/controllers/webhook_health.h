@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "controllers/global_config_status.h"
 #include "controllers/webhook_health_signal.h"
+#include "act/probe_pods.h"
 #include "controllers/webhook_probe.h"
 #include "decide/status/webhook_health.h"
 #include "kube/runtime/controller.h"
@@ -43,7 +44,7 @@ struct WebhookHealthOptions {
 class WebhookHealthController final : public kube::Runnable {
  public:
   // `events` may be null; `signal` may be null (nobody listens).
-  WebhookHealthController(std::shared_ptr<WebhookProbeApi> probes, std::shared_ptr<GlobalConfigStatus> status,
+  WebhookHealthController(std::shared_ptr<act::ProbeRunner> probes, std::shared_ptr<GlobalConfigStatus> status,
                           GlobalConfigGetter global_config, kube::EventRecorder* events,
                           std::shared_ptr<WebhookHealthSignal> signal, WebhookHealthOptions options);
   ~WebhookHealthController() override;
@@ -73,7 +74,7 @@ class WebhookHealthController final : public kube::Runnable {
   void write_status(const decide::WebhookHealthState& s, const decide::WebhookProbeResult* result,
                     common::TimePoint now);
 
-  std::shared_ptr<WebhookProbeApi> probes_;
+  std::shared_ptr<act::ProbeRunner> probes_;
   std::shared_ptr<GlobalConfigStatus> status_;
   GlobalConfigGetter global_config_;
   kube::EventRecorder* events_;

@@ -23,20 +23,6 @@ bool is_marker(const std::string& key) {
   return key == api::keys::kProbeEarly || key == api::keys::kProbeLate;
 }
 
-class ClientWebhookProbeApi final : public WebhookProbeApi {
- public:
-  explicit ClientWebhookProbeApi(std::shared_ptr<kube::Client> client) : client_(std::move(client)) {}
-
-  kube::KResult<json> dry_run_create_pod(const std::string& ns, const json& pod) override {
-    kube::WriteOptions wo;
-    wo.dry_run = true;
-    return client_->create(kube::resource_path("", "v1", "pods", ns), pod, wo);
-  }
-
- private:
-  std::shared_ptr<kube::Client> client_;
-};
-
 }  // namespace
 
 json build_probe_pod(const api::GlobalConfigSpec& spec, const std::string& ns, const std::string& suffix,
@@ -73,10 +59,6 @@ MissingMarkers missing_probe_markers(const json& admitted, bool early_enabled) {
     return it != annotations->end() && it->is_string() && it->get<std::string>() == "ok";
   };
   return {early_enabled && !marked(api::keys::kProbeEarly), !marked(api::keys::kProbeLate)};
-}
-
-std::shared_ptr<WebhookProbeApi> client_webhook_probe_api(std::shared_ptr<kube::Client> client) {
-  return std::make_shared<ClientWebhookProbeApi>(std::move(client));
 }
 
 }  // namespace kubex::controllers

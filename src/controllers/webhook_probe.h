@@ -35,15 +35,6 @@ struct MissingMarkers {
 };
 MissingMarkers missing_probe_markers(const nlohmann::json& admitted, bool early_enabled);
 
-// The dry-run CREATE (a kube::Client in production, a fake in tests).
-class WebhookProbeApi {
- public:
-  virtual ~WebhookProbeApi() = default;
-  // POST /api/v1/namespaces/<ns>/pods?dryRun=All; the object as admitted.
-  virtual kube::KResult<nlohmann::json> dry_run_create_pod(const std::string& ns,
-                                                           const nlohmann::json& pod) = 0;
-};
-
 // What the engine's own webhook server saw of a probe pod (WHH-2 failure messages): which passes of the pod
 // admission handler received its review, and a TLS handshake that failed on the webhook listener since
 // `since`. Implemented over webhook::ProbeWitness by the engine's wiring; tests use a fake.
@@ -57,7 +48,5 @@ class WebhookProbeWitness {
   virtual ProbeSighting sighting(const std::string& pod_name, std::chrono::steady_clock::time_point since) const = 0;
 };
 
-// `client` should have a bounded timeout and no retries: a slow or failing API call is a failed probe.
-std::shared_ptr<WebhookProbeApi> client_webhook_probe_api(std::shared_ptr<kube::Client> client);
 
 }  // namespace kubex::controllers

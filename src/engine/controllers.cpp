@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "act/kai_queues.h"
+#include "act/probe_pods.h"
 #include "api/kinds.h"
 #include "api/views.h"
 #include "controllers/global_config_status.h"
@@ -48,7 +50,7 @@ std::shared_ptr<controllers::KaiQueuesController> kai_queues(EngineState& state,
   o.enabled = state.options.kai_queues;
   o.check_interval = state.options.kai_queues_check_interval;
   o.metrics = &state.manager.metrics();
-  auto ctrl = std::make_shared<controllers::KaiQueuesController>(controllers::client_kai_queue_api(state.client),
+  auto ctrl = std::make_shared<controllers::KaiQueuesController>(act::client_queue_writer(state.client),
                                                                  gc.status, gc.get, &state.manager.events(), o);
   if (o.enabled && state.caches.queues) {
     // QUE-1: a deleted built-in queue is recreated at once (the caches' Queue informer; absent API = empty).
@@ -79,7 +81,7 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   o.metrics = &state.manager.metrics();
   o.witness = state.probe_witness;
   o.api_timeout = std::to_string(co.timeout.count() / 1000) + "s";
-  return std::make_shared<controllers::WebhookHealthController>(controllers::client_webhook_probe_api(client),
+  return std::make_shared<controllers::WebhookHealthController>(act::client_probe_runner(client),
                                                                 gc.status, gc.get, &state.manager.events(),
                                                                 std::move(signal), o);
 }

@@ -2,6 +2,8 @@
 // of queues plus discovery), the real status logic (act::apply_status_change) and the real EventRecorder.
 #include "controllers/kai_queues.h"
 
+#include "act/kai_queues.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,7 @@ namespace {
 using namespace std::chrono_literals;
 using namespace test;
 
-class FakeQueueApi final : public KaiQueueApi {
+class FakeQueueApi final : public act::QueueWriter {
  public:
   bool served = true;
   std::optional<kube::ApiStatus> discovery_error, get_error, create_error;

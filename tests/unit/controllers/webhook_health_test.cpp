@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "act/probe_pods.h"
+
 #include <set>
 
 #include "global_config_fakes.h"
@@ -14,7 +16,7 @@ namespace {
 using namespace std::chrono_literals;
 using namespace test;
 
-class FakeProbeApi final : public WebhookProbeApi {
+class FakeProbeApi final : public act::ProbeRunner {
  public:
   bool early = true, late = true;        // which passes mark the pod
   std::optional<kube::ApiStatus> error;  // the API call fails
