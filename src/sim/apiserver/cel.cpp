@@ -1,5 +1,5 @@
 // Public face of the CEL interpreter: compile/evaluate, JSON conversion and the compile cache. The
-// x-kubernetes-validations runner and CRD-time checks are in cel_rules.cpp.
+// x-kubernetes-validations runner and CRD-time checks are in cel/rules.cpp.
 //
 // Files: cel_lexer/cel_parser (syntax, macros), cel_checker (names, literal checks), cel_value (values,
 // equality, ordering), cel_eval (evaluation, comprehensions), cel_functions/cel_convert/cel_strings (the
@@ -39,7 +39,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel {
 

@@ -1,6 +1,6 @@
 // The CEL function table and the strict built-ins: operators, the Kubernetes quantity library and optional
-// values. Conversions and time accessors live in cel_convert.cpp; string, regex, list and set functions in
-// cel_strings.cpp.
+// values. Conversions and time accessors live in cel/convert.cpp; string, regex, list and set functions in
+// cel/strings.cpp.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

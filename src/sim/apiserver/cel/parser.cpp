@@ -1,5 +1,5 @@
 // CEL recursive-descent parser (grammar of cel-spec doc/langdef.md, plus cel-go's optional syntax `a.?b`,
-// `a[?b]`, `[?x]`, `{?k: v}`), producing the syntax tree of cel_internal.h with macros expanded and && / ||
+// `a[?b]`, `[?x]`, `{?k: v}`), producing the syntax tree of cel/internal.h with macros expanded and && / ||
 // chains balanced. Nesting and tree depth are capped so no input can exhaust the stack.
 #include <algorithm>
 #include <charconv>
@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

@@ -1,4 +1,4 @@
-// RE2 syntax parser for cel_regex.cpp: patterns to a RegexNode tree, with Go regexp's error messages
+// RE2 syntax parser for cel/regex.cpp: patterns to a RegexNode tree, with Go regexp's error messages
 // ("error parsing regexp: missing closing ): `(a`"). Group nesting and repeat counts are capped.
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

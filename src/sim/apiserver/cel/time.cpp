@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "common/duration.h"
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 #include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel::internal {

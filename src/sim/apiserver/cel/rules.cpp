@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/apiserver/cel.h"
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 #include "sim/apiserver/go_format.h"
 
 namespace kubex::sim::cel {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

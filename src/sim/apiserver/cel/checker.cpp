@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/apiserver/cel_internal.h"
+#include "sim/apiserver/cel/internal.h"
 
 namespace kubex::sim::cel::internal {
 

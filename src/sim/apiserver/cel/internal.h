@@ -1,5 +1,5 @@
 // Internals of the CEL interpreter (cel.h): values, the syntax tree, and the entry points the parser,
-// checker, evaluator and function library share. Nothing outside src/sim/apiserver/cel*.cpp includes this.
+// checker, evaluator and function library share. Only src/sim/apiserver/cel.cpp and cel/ include this.
 #pragma once
 
 #include <cstddef>
@@ -304,7 +304,7 @@ struct Issue {
   std::string message;
 };
 
-// Tokens (cel_lexer.cpp).
+// Tokens (cel/lexer.cpp).
 enum class Tok : uint8_t {
   kEof,
   kInt,
@@ -356,9 +356,9 @@ bool tokenize(std::string_view source, std::vector<Token>& out, Issue& issue);
 // "identifier 'x'", "end of input", "'+'" — for syntax errors.
 std::string describe(const Token& t);
 
-// Parses `source` (cel_parser.cpp). Depth of the tree is capped (kMaxAstDepth).
+// Parses `source` (cel/parser.cpp). Depth of the tree is capped (kMaxAstDepth).
 std::expected<std::unique_ptr<Node>, std::vector<Issue>> parse(std::string_view source);
-// Resolves identifiers and functions, validates literal arguments (cel_checker.cpp).
+// Resolves identifiers and functions, validates literal arguments (cel/checker.cpp).
 std::vector<Issue> check(Node& root, bool* uses_old_self);
 // The result type when it is evident without a schema (literals, operators, known functions), else nullopt.
 std::optional<Kind> static_result_kind(const Node& root);
@@ -368,7 +368,7 @@ std::string format_issues(std::string_view source, const std::vector<Issue>& iss
 inline constexpr int kMaxAstDepth = 100;
 inline constexpr int kMaxValueDepth = 256;
 
-// What the function table knows about a name (cel_functions.cpp).
+// What the function table knows about a name (cel/functions.cpp).
 struct FunctionInfo {
   Fn fn = Fn::kUnknown;
   bool global = false;  // callable as name(args)
@@ -399,11 +399,11 @@ struct EvalContext {
 Val eval(const Node& node, EvalContext& ctx);
 // Calls a strict built-in on evaluated arguments (receiver first for member calls).
 Val call_function(const Node& node, std::vector<Value>& args, EvalContext& ctx);
-// Conversions and time accessors (cel_convert.cpp); call_function delegates to it.
+// Conversions and time accessors (cel/convert.cpp); call_function delegates to it.
 Val convert_function(Fn fn, const std::vector<Value>& args);
 // A timestamp from seconds and (possibly out of range) nanoseconds; "timestamp overflow" outside 0001-9999.
 Val make_timestamp(int64_t seconds, int64_t nanos, int32_t offset);
-// The string, regex, list and set functions (cel_strings.cpp); call_function delegates to it.
+// The string, regex, list and set functions (cel/strings.cpp); call_function delegates to it.
 Val call_collection_function(const Node& node, std::vector<Value>& args, EvalContext& ctx);
 
 // CEL heterogeneous equality. Errors only for kubernetes.Quantity against another non-null type.
@@ -444,7 +444,7 @@ struct CivilTime {
 CivilTime to_civil(int64_t seconds, int32_t nanos, int32_t offset);
 
 // ---------------------------------------------------------------------------------------------------------
-// kubernetes.Quantity (resource.Quantity semantics; cel_quantity.cpp).
+// kubernetes.Quantity (resource.Quantity semantics; cel/quantity.cpp).
 
 // A decimal: sign * digits * 10^-scale (inf.Dec layout: digits may carry trailing zeros).
 struct BigDecimal {
@@ -472,9 +472,9 @@ int quantity_sign(const QuantityData& q);
 std::string quantity_to_string(const QuantityData& q);
 
 // ---------------------------------------------------------------------------------------------------------
-// RE2-style regular expressions on a Pike VM (linear time, no backtracking; cel_regex.cpp).
+// RE2-style regular expressions on a Pike VM (linear time, no backtracking; cel/regex.cpp).
 
-// The parsed form of a pattern (cel_regex_parse.cpp), compiled to a program by cel_regex.cpp.
+// The parsed form of a pattern (cel/regex_parse.cpp), compiled to a program by cel/regex.cpp.
 using CharRanges = std::vector<std::pair<char32_t, char32_t>>;
 
 enum class RegexAssert : uint8_t {
@@ -534,7 +534,7 @@ class Program {
 
 namespace internal {
 
-// Shared by cel.cpp and cel_rules.cpp.
+// Shared by cel.cpp and cel/rules.cpp.
 
 // JSON to CEL values; fails on nesting deeper than kMaxValueDepth.
 std::expected<Value, std::string> from_json(const nlohmann::json& j);
