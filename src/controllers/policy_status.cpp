@@ -11,6 +11,7 @@
 #include "decide/policy/scope.h"
 #include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
+#include "kube/runtime/predicates.h"
 
 namespace kubex::controllers {
 
@@ -28,15 +29,9 @@ std::string policy_key(const api::Policy& p) {
   return ObjectId{p.kind, p.meta.ns, p.meta.name}.key();
 }
 
-bool same_labels(const api::WorkloadView& a, const api::WorkloadView& b) {
-  return a.labels == b.labels;
-}
-
-bool same_controller(const api::WorkloadView& a, const api::WorkloadView& b) {
-  const api::OwnerRef* x = a.controller();
-  const api::OwnerRef* y = b.controller();
-  if (!x || !y) return x == y;
-  return x->kind == y->kind && x->name == y->name;
+// Status writes leave metadata.generation alone: our own writes do not come back as work.
+bool spec_changed(api::Kind k, const common::ObjectPtr& old_obj, const common::CachedObject& new_obj) {
+  return kube::generation_changed(old_obj ? meta_of(k, *old_obj) : nullptr, meta_of(k, new_obj));
 }
 
 }  // namespace
@@ -60,10 +55,7 @@ void PolicyStatusController::watch_policies(api::Kind k, kube::Informer& informe
   h.on_update = [self, k](const common::ObjectPtr& old_obj, const common::ObjectPtr& new_obj) {
     auto s = self.lock();
     if (!s || !new_obj) return;
-    // Status writes leave metadata.generation alone: our own writes do not come back as work.
-    const api::ObjectMeta* a = old_obj ? meta_of(k, *old_obj) : nullptr;
-    const api::ObjectMeta* b = meta_of(k, *new_obj);
-    if (!a || !b || a->generation != b->generation) s->policy_changed(k, new_obj->ns.str(), new_obj->name);
+    if (spec_changed(k, old_obj, *new_obj)) s->policy_changed(k, new_obj->ns.str(), new_obj->name);
   };
   informer.add_handlers(std::move(h));
 }
@@ -77,9 +69,7 @@ void PolicyStatusController::watch_strategies(api::Kind k, kube::Informer& infor
   h.on_update = [self, k](const common::ObjectPtr& old_obj, const common::ObjectPtr& new_obj) {
     auto s = self.lock();
     if (!s || !new_obj) return;
-    const api::ObjectMeta* a = old_obj ? meta_of(k, *old_obj) : nullptr;
-    const api::ObjectMeta* b = meta_of(k, *new_obj);
-    if (!a || !b || a->generation != b->generation) s->strategy_changed(k, new_obj->ns.str(), new_obj->name);
+    if (spec_changed(k, old_obj, *new_obj)) s->strategy_changed(k, new_obj->ns.str(), new_obj->name);
   };
   h.on_delete = [self, k](const common::ObjectPtr& o) {
     if (auto s = self.lock(); s && o) s->strategy_changed(k, o->ns.str(), o->name);
@@ -98,9 +88,7 @@ void PolicyStatusController::watch_global_config(kube::Informer& informer) {
   h.on_update = [self, name](const common::ObjectPtr& old_obj, const common::ObjectPtr& new_obj) {
     auto s = self.lock();
     if (!s || !new_obj || new_obj->name != name) return;
-    const api::ObjectMeta* a = old_obj ? meta_of(k, *old_obj) : nullptr;
-    const api::ObjectMeta* b = meta_of(k, *new_obj);
-    if (!a || !b || a->generation != b->generation) s->all_changed();
+    if (spec_changed(k, old_obj, *new_obj)) s->all_changed();
   };
   h.on_delete = [self, name](const common::ObjectPtr& o) {
     if (auto s = self.lock(); s && o && o->name == name) s->all_changed();
@@ -121,7 +109,7 @@ void PolicyStatusController::watch_workloads(kube::Informer& informer) {
     const api::WorkloadView* b = view(new_obj);
     if (!s || !b) return;
     // Status and spec churn of workloads (replica counts, rollouts) does not change what a scope matches.
-    if (a && same_labels(*a, *b) && same_controller(*a, *b)) return;
+    if (a && !kube::labels_changed(a, b) && !kube::controller_changed(a->owners, b->owners)) return;
     s->workload_changed(a, b);
   };
   h.on_delete = [self, view](const common::ObjectPtr& o) {

@@ -7,6 +7,7 @@
 #include "act/status_writer.h"
 #include "decide/status/object_status.h"
 #include "kube/cache/informer.h"
+#include "kube/runtime/predicates.h"
 
 namespace kubex::controllers {
 
@@ -51,9 +52,9 @@ void ValidityStatusController::watch(api::Kind k, kube::Informer& informer) {
     auto s = self.lock();
     if (!s || !new_obj) return;
     // Status writes (ours or another controller's) leave metadata.generation alone: only spec changes count.
-    const api::ObjectMeta* a = old_obj ? meta_of(k, *old_obj) : nullptr;
-    const api::ObjectMeta* b = meta_of(k, *new_obj);
-    if (!a || !b || a->generation != b->generation) s->enqueue(k, *new_obj);
+    if (kube::generation_changed(old_obj ? meta_of(k, *old_obj) : nullptr, meta_of(k, *new_obj))) {
+      s->enqueue(k, *new_obj);
+    }
   };
   informer.add_handlers(std::move(h));
 }
