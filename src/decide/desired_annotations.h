@@ -1,6 +1,8 @@
 // The owner (and mirrored pod) annotations `<prefix>.rightsizing.kubex.ai/desired-resource-requests` and
 // `-limits` (SPEC §2): their keys, and their JSON value
 // `{"<container>":{"cpu":"200m","gpu":"0.48","memory":"256Mi"}}` with sorted keys.
+// Read by policy/ (SEL-6 sources), admission/ (ADM-14 mirroring) and the owner-annotation controllers, so it
+// sits at decide/'s top.
 #pragma once
 
 #include <map>

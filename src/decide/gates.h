@@ -1,5 +1,6 @@
 // A strategy's per-resource settings as admission applies them: ADM-7 floor/ceiling clamps (a container
 // entry overrides the usage-level bound) and ADM-9 direction gates (setFromUnspecified, upsize, downsize).
+// Shared by admission/ and proactive/ (the PRO-3 clamp is ADM-7's), so it sits at decide/'s top.
 #pragma once
 
 #include <optional>

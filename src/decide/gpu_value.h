@@ -1,6 +1,7 @@
 // GPU values (SPEC §0, GPU-1, GPU-2): amounts in integer hundredths of a GPU, the two rounding rules with
 // their 1e-9 guards, the shortest decimal form, and parsing of the shapes GPU values arrive in (the
 // `gpu-fraction` annotation, desired-annotation entries, ConfigMap entries, Kubernetes quantities).
+// Vocabulary of every decide/ question (policy/, admission/, proactive/), so it sits at decide/'s top.
 #pragma once
 
 #include <cstdint>

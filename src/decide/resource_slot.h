@@ -1,5 +1,6 @@
 // The five per-container values a policy can provide (SEL-6): requests.gpu, requests.cpu, requests.memory,
 // limits.cpu and limits.memory, with the names SPEC uses for them in annotations and constraint targets.
+// Vocabulary of policy/ (SEL-6 slots) and admission/ alike, so it sits at decide/'s top.
 #pragma once
 
 #include <array>
