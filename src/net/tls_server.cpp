@@ -40,7 +40,7 @@ struct Conn : std::enable_shared_from_this<Conn> {
     if (fd >= 0) ::close(fd);  // only here, so the descriptor number is not reused while anyone holds this
   }
   int fd = -1;
-  SSL* ssl = nullptr;
+  SSL* ssl = nullptr;  // nullptr: plain HTTP
   std::mutex mu;
   Phase phase = Phase::kHandshake;
   std::string in;
@@ -57,6 +57,18 @@ char kListenTag, kWakeTag;  // epoll data of the listening socket and the stop e
 // Writes what is pending in c.out. false on a write error; true when done or when the socket is full.
 bool flush(Conn& c) {
   while (c.out_off < c.out.size()) {
+    if (c.ssl == nullptr) {  // plain HTTP
+      ssize_t n = ::send(c.fd, c.out.data() + c.out_off, c.out.size() - c.out_off, MSG_NOSIGNAL);
+      if (n > 0) {
+        c.out_off += static_cast<std::size_t>(n);
+        c.last_active = Clock::now();
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      c.write_failed = true;
+      return false;
+    }
     ERR_clear_error();
     int n = SSL_write(c.ssl, c.out.data() + c.out_off, static_cast<int>(c.out.size() - c.out_off));
     if (n > 0) {
@@ -82,6 +94,7 @@ bool pending(const Conn& c) {
 
 struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
   TlsServerOptions options;
+  bool tls = true;
   std::function<common::Result<void>(ssl_ctx_st*)> setup;
   RequestHandler handler;
   SSL_CTX* ctx = nullptr;
@@ -139,9 +152,11 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
   void close_conn(Conn& c) {
     c.phase = Phase::kClosed;
     epoll_ctl(epfd, EPOLL_CTL_DEL, c.fd, nullptr);
-    ERR_clear_error();
-    if (SSL_is_init_finished(c.ssl)) SSL_shutdown(c.ssl);  // close_notify, best effort
-    ERR_clear_error();
+    if (c.ssl != nullptr) {
+      ERR_clear_error();
+      if (SSL_is_init_finished(c.ssl)) SSL_shutdown(c.ssl);  // close_notify, best effort
+      ERR_clear_error();
+    }
     std::shared_ptr<Conn> keep;  // freed after the lock
     std::lock_guard lk(mu);
     if (auto it = conns.find(&c); it != conns.end()) {
@@ -170,10 +185,14 @@ struct TlsServer::State : std::enable_shared_from_this<TlsServer::State> {
       setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &yes, sizeof yes);
       auto c = std::make_shared<Conn>(options.limits);
       c->fd = fd;
-      c->ssl = SSL_new(ctx);
-      if (c->ssl == nullptr) continue;  // ~Conn closes fd
-      SSL_set_fd(c->ssl, fd);
-      SSL_set_accept_state(c->ssl);
+      if (tls) {
+        c->ssl = SSL_new(ctx);
+        if (c->ssl == nullptr) continue;  // ~Conn closes fd
+        SSL_set_fd(c->ssl, fd);
+        SSL_set_accept_state(c->ssl);
+      } else {
+        c->phase = Phase::kReading;  // no handshake
+      }
       std::lock_guard lk(mu);
       if (stopping) return;
       conns.emplace(c.get(), c);
@@ -241,8 +260,8 @@ namespace {
 // still runs, it is written there and the connection is closed after it.
 class ConnReply : public Reply {
  public:
-  ConnReply(std::shared_ptr<Conn> c, bool keep_alive)
-      : c_(std::move(c)), keep_alive_(keep_alive), worker_(std::this_thread::get_id()) {}
+  ConnReply(std::shared_ptr<Conn> c, bool keep_alive, bool head)
+      : c_(std::move(c)), keep_alive_(keep_alive), head_(head), worker_(std::this_thread::get_id()) {}
 
   bool send(int status, std::string_view content_type, std::string_view body) override {
     std::lock_guard lk(c_->mu);
@@ -251,6 +270,7 @@ class ConnReply : public Reply {
     bool inline_send = std::this_thread::get_id() == worker_;
     bool keep = keep_alive_ && inline_send;
     c_->out = http1::format_response(status, content_type, body, keep);
+    if (head_) c_->out.resize(c_->out.size() - body.size());  // HEAD: the headers a GET would get, no body
     c_->out_off = 0;
     if (!keep) c_->close_after_write = true;
     if (!flush(*c_) || inline_send) return true;
@@ -263,9 +283,11 @@ class ConnReply : public Reply {
     }
     if (!pending(*c_)) {
       // The client sees the end now, not when the handler returns.
-      ERR_clear_error();
-      SSL_shutdown(c_->ssl);
-      ERR_clear_error();
+      if (c_->ssl != nullptr) {
+        ERR_clear_error();
+        SSL_shutdown(c_->ssl);
+        ERR_clear_error();
+      }
       ::shutdown(c_->fd, SHUT_WR);
     }
     return true;
@@ -274,7 +296,7 @@ class ConnReply : public Reply {
 
  private:
   std::shared_ptr<Conn> c_;
-  bool keep_alive_;
+  bool keep_alive_, head_;
   std::thread::id worker_;
   std::atomic<bool> answered_{false};
 };
@@ -293,7 +315,7 @@ void TlsServer::State::read_and_handle(Conn& c, std::unique_lock<std::mutex>& lk
       ++c.served;
       bool keep = request.keep_alive && c.served < options.max_requests_per_connection && !stopping;
       c.phase = Phase::kHandling;
-      auto reply = std::make_shared<ConnReply>(c.shared_from_this(), keep);
+      auto reply = std::make_shared<ConnReply>(c.shared_from_this(), keep, request.method == "HEAD");
       ++handling;
       lk.unlock();
       try {
@@ -333,6 +355,17 @@ void TlsServer::State::read_and_handle(Conn& c, std::unique_lock<std::mutex>& lk
         return arm(c, EPOLLOUT);
       }
     }
+    if (c.ssl == nullptr) {  // plain HTTP
+      ssize_t n = ::recv(c.fd, buf, sizeof buf, 0);
+      if (n > 0) {
+        c.in.append(buf, static_cast<std::size_t>(n));
+        c.last_active = Clock::now();
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return arm(c, EPOLLIN);
+      return close_conn(c);  // the peer closed, or a socket error
+    }
     ERR_clear_error();
     int n = SSL_read(c.ssl, buf, sizeof buf);
     if (n > 0) {
@@ -355,6 +388,12 @@ TlsServer::TlsServer(TlsServerOptions options, std::function<common::Result<void
   st_->handler = std::move(handler);
 }
 
+TlsServer::TlsServer(TlsServerOptions options, RequestHandler handler) : st_(std::make_shared<State>()) {
+  st_->options = std::move(options);
+  st_->tls = false;
+  st_->handler = std::move(handler);
+}
+
 TlsServer::~TlsServer() {
   stop(std::chrono::milliseconds(2000));
 }
@@ -362,17 +401,19 @@ TlsServer::~TlsServer() {
 common::Result<void> TlsServer::bind(const std::string& host, int port) {
   State& s = *st_;
   if (s.listen_fd >= 0) return common::fail("already listening");
-  s.ctx = SSL_CTX_new(TLS_server_method());
-  if (s.ctx == nullptr) return common::fail("cannot create the TLS context");
-  SSL_CTX_set_mode(s.ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
-  SSL_CTX_set_options(s.ctx, SSL_OP_NO_RENEGOTIATION);
-  // One read(2) takes a whole record (and whatever follows it) instead of its 5-byte header first and the
-  // rest second. The worker loop reads until WANT_READ, so nothing buffered is left unread before it waits.
-  SSL_CTX_set_read_ahead(s.ctx, 1);
-  static const unsigned char kSessionContext[] = "kubex-webhook";
-  SSL_CTX_set_session_id_context(s.ctx, kSessionContext, sizeof kSessionContext - 1);
-  if (s.setup) {
-    if (auto r = s.setup(s.ctx); !r) return r;
+  if (s.tls) {
+    s.ctx = SSL_CTX_new(TLS_server_method());
+    if (s.ctx == nullptr) return common::fail("cannot create the TLS context");
+    SSL_CTX_set_mode(s.ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    SSL_CTX_set_options(s.ctx, SSL_OP_NO_RENEGOTIATION);
+    // One read(2) takes a whole record (and whatever follows it) instead of its 5-byte header first and the
+    // rest second. The worker loop reads until WANT_READ, so nothing buffered is left unread before it waits.
+    SSL_CTX_set_read_ahead(s.ctx, 1);
+    static const unsigned char kSessionContext[] = "kubex-webhook";
+    SSL_CTX_set_session_id_context(s.ctx, kSessionContext, sizeof kSessionContext - 1);
+    if (s.setup) {
+      if (auto r = s.setup(s.ctx); !r) return r;
+    }
   }
 
   addrinfo hints{};
@@ -534,7 +575,7 @@ void TlsServer::State::housekeep() {
       bool slow_wait = c->phase == Phase::kHandshake || c->phase == Phase::kWriting ||
                        (c->phase == Phase::kReading && !c->in.empty());
       if ((idle_wait && now - c->last_active > idle) || (slow_wait && now - c->last_active > slow)) {
-        if (c->phase == Phase::kReading) {  // close_notify first, so the client sees a clean end
+        if (c->phase == Phase::kReading && c->ssl != nullptr) {  // close_notify first: a clean end
           ERR_clear_error();
           SSL_shutdown(c->ssl);
           ERR_clear_error();

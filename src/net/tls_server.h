@@ -1,5 +1,6 @@
-// The engine's HTTPS listener (DESIGN §3 net/; the webhook server's, ADM-2, ENG-3): HTTP/1.1 keep-alive
-// over non-blocking OpenSSL on one epoll set shared by a few worker threads. OpenSSL and epoll stay in the
+// The engine's HTTP/1.1 server (DESIGN §3 net/): keep-alive over non-blocking OpenSSL, or over plain TCP,
+// on one epoll set shared by a few worker threads. The webhook server runs on it with TLS (ADM-2, ENG-3),
+// the metrics and health endpoints without (kube/runtime/http_endpoints.h). OpenSSL and epoll stay in the
 // .cpp.
 //
 // Why not httplib: it holds a thread per open connection and hands every request to another thread, so
@@ -48,20 +49,23 @@ class Reply {
 };
 
 // Called on a worker thread for every complete request. It answers through reply (the server answers
-// 500 for a handler that returned without an answer, and closes the connection if it threw).
+// 500 for a handler that returned without an answer, and closes the connection if it threw). The answer to
+// a HEAD request is sent without its body (its Content-Length is the body's, as for GET).
 using RequestHandler = std::function<void(http1::Request& request, const std::shared_ptr<Reply>& reply)>;
 
 class TlsServer {
  public:
-  // `setup` configures the server SSL_CTX (certificate, verification); its error fails bind().
+  // HTTPS: `setup` configures the server SSL_CTX (certificate, verification); its error fails bind().
   TlsServer(TlsServerOptions options, std::function<common::Result<void>(ssl_ctx_st*)> setup,
             RequestHandler handler);
+  // Plain HTTP (no TLS; on_tls_failure is not used): the same workers, keep-alive, timeouts and limits.
+  TlsServer(TlsServerOptions options, RequestHandler handler);
   ~TlsServer();  // stop()
   TlsServer(const TlsServer&) = delete;
   TlsServer& operator=(const TlsServer&) = delete;
 
-  // Sets up TLS and listens on HOST:PORT (port 0 picks one). Errors say what failed; the caller names
-  // the flag.
+  // Sets up TLS (unless plain) and listens on HOST:PORT (port 0 picks one). Errors say what failed; the
+  // caller names the flag.
   common::Result<void> bind(const std::string& host, int port);
   int port() const;
   void start();  // the worker threads

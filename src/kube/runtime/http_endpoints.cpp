@@ -1,14 +1,11 @@
 #include "kube/runtime/http_endpoints.h"
 
-#include <httplib.h>
-
-#include <atomic>
 #include <chrono>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/log.h"
+#include "net/tls_server.h"
 
 namespace kubex::kube {
 
@@ -64,23 +61,34 @@ CheckReport run_checks(const std::vector<std::pair<std::string, Check>>& checks,
 namespace {
 
 struct Served {
-  std::unique_ptr<httplib::Server> server;
-  std::thread thread;
-  std::atomic<bool> done{false};
+  std::unique_ptr<net::TlsServer> server;
   int port = 0;
 };
 
-common::Result<int> bind(httplib::Server& s, const BindAddress& a, const std::string& what,
+// The endpoints' server: plain HTTP with the keep-alive and timeouts they have always had (100 requests per
+// connection, 5 s idle, 10 s to read a request).
+std::unique_ptr<net::TlsServer> make_server(int threads, net::RequestHandler handler) {
+  net::TlsServerOptions o;
+  o.workers = threads;
+  o.idle_timeout_seconds = 5;
+  o.read_timeout_seconds = 10;
+  o.max_requests_per_connection = 100;
+  return std::make_unique<net::TlsServer>(o, std::move(handler));
+}
+
+common::Result<int> bind(net::TlsServer& s, const BindAddress& a, const std::string& what,
                          const std::string& flag) {
-  int port = a.port;
-  if (port == 0) {
-    port = s.bind_to_any_port(a.host);
-    if (port < 0) return common::fail("cannot bind " + what + " to " + a.host + ":0 (" + flag + ")");
-  } else if (!s.bind_to_port(a.host, port)) {
-    return common::fail("cannot bind " + what + " to " + a.host + ":" + std::to_string(port) + " (" + flag +
+  if (!s.bind(a.host, a.port)) {
+    if (a.port == 0) return common::fail("cannot bind " + what + " to " + a.host + ":0 (" + flag + ")");
+    return common::fail("cannot bind " + what + " to " + a.host + ":" + std::to_string(a.port) + " (" + flag +
                         "): address in use or not available");
   }
-  return port;
+  return s.port();
+}
+
+// Only GET (and HEAD) of the endpoint's paths; anything else is 404 with an empty body.
+bool is_get(const net::http1::Request& request, const char* path) {
+  return request.path == path && (request.method == "GET" || request.method == "HEAD");
 }
 
 }  // namespace
@@ -102,15 +110,25 @@ struct HttpEndpoints::Impl {
     v.emplace_back(name, std::move(c));
   }
 
-  void serve_checks(const httplib::Request&, httplib::Response& res, bool readiness) {
+  void serve_metrics(const std::shared_ptr<net::Reply>& reply) {
+    std::string body;
+    try {
+      body = options.render_metrics ? options.render_metrics() : "";
+    } catch (const std::exception& e) {
+      reply->send(500, "text/plain", std::string("cannot render metrics: ") + e.what());
+      return;
+    }
+    reply->send(200, "text/plain; version=0.0.4; charset=utf-8", body);
+  }
+
+  void serve_checks(const std::shared_ptr<net::Reply>& reply, bool readiness) {
     std::vector<std::pair<std::string, Check>> checks;
     {
       std::lock_guard lk(mu);
       checks = readiness ? ready : health;
     }
     CheckReport r = run_checks(checks, readiness ? "readyz" : "healthz");
-    res.status = r.status;
-    res.set_content(r.body, "text/plain; charset=utf-8");
+    reply->send(r.status, "text/plain; charset=utf-8", r.body);
   }
 };
 
@@ -130,60 +148,36 @@ common::Result<std::unique_ptr<HttpEndpoints>> HttpEndpoints::start(Options opti
   impl->health.emplace_back("ping", [] { return std::string(); });
   Impl* self = impl.get();
   int threads = std::max(1, impl->options.threads);
-  auto make_server = [threads] {
-    auto s = std::make_unique<httplib::Server>();
-    s->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-    // httplib's default sets SO_REUSEPORT, which lets a second process share a busy port silently; keep only
-    // SO_REUSEADDR so a port in use is an error.
-    s->set_socket_options([](int sock) {
-      int yes = 1;
-      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    });
-    s->set_keep_alive_max_count(100);
-    s->set_keep_alive_timeout(5);
-    s->set_read_timeout(10, 0);
-    s->set_write_timeout(10, 0);
-    return s;
-  };
   if (!maddr->disabled) {
-    impl->metrics.server = make_server();
-    impl->metrics.server->Get("/metrics", [self](const httplib::Request&, httplib::Response& res) {
-      std::string body;
-      try {
-        body = self->options.render_metrics ? self->options.render_metrics() : "";
-      } catch (const std::exception& e) {
-        res.status = 500;
-        res.set_content(std::string("cannot render metrics: ") + e.what(), "text/plain");
-        return;
-      }
-      res.set_content(body, "text/plain; version=0.0.4; charset=utf-8");
-    });
+    impl->metrics.server =
+        make_server(threads, [self](net::http1::Request& req, const std::shared_ptr<net::Reply>& reply) {
+          if (is_get(req, "/metrics")) {
+            self->serve_metrics(reply);
+          } else {
+            reply->send(404, "", "");
+          }
+        });
     auto port = bind(*impl->metrics.server, *maddr, "metrics server", "--metrics-bind-address");
     if (!port) return std::unexpected(port.error());
     impl->metrics.port = *port;
   }
   if (!haddr->disabled) {
-    impl->probes.server = make_server();
-    impl->probes.server->Get("/healthz", [self](const httplib::Request& req, httplib::Response& res) {
-      self->serve_checks(req, res, false);
-    });
-    impl->probes.server->Get("/readyz", [self](const httplib::Request& req, httplib::Response& res) {
-      self->serve_checks(req, res, true);
-    });
+    impl->probes.server =
+        make_server(threads, [self](net::http1::Request& req, const std::shared_ptr<net::Reply>& reply) {
+          if (is_get(req, "/healthz")) {
+            self->serve_checks(reply, false);
+          } else if (is_get(req, "/readyz")) {
+            self->serve_checks(reply, true);
+          } else {
+            reply->send(404, "", "");
+          }
+        });
     auto port = bind(*impl->probes.server, *haddr, "health probe server", "--health-probe-bind-address");
-    if (!port) {
-      if (impl->metrics.server) impl->metrics.server->stop();
-      return std::unexpected(port.error());
-    }
+    if (!port) return std::unexpected(port.error());
     impl->probes.port = *port;
   }
   for (Served* s : {&impl->metrics, &impl->probes}) {
-    if (s->server) {
-      s->thread = std::thread([s] {
-        s->server->listen_after_bind();
-        s->done = true;
-      });
-    }
+    if (s->server) s->server->start();
   }
   if (impl->metrics.server) {
     impl->log.info("serving metrics", {{"address", maddr->host + ":" + std::to_string(impl->metrics.port)},
@@ -219,13 +213,7 @@ int HttpEndpoints::health_port() const {
 void HttpEndpoints::stop() {
   if (!impl_) return;
   for (Served* s : {&impl_->metrics, &impl_->probes}) {
-    if (!s->thread.joinable()) continue;
-    // httplib's stop() is a no-op until the listener runs: wait for it (or for the thread to end).
-    for (int i = 0; i < 2000 && !s->server->is_running() && !s->done; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    s->server->stop();
-    s->thread.join();
+    if (s->server) s->server->stop(std::chrono::milliseconds(2000));
   }
 }
 

@@ -1,7 +1,8 @@
 // The engine's plain-HTTP endpoints (ENG-1, OBS-5): /metrics on --metrics-bind-address and /healthz +
-// /readyz on --health-probe-bind-address, each a small cpp-httplib server (httplib is included only in the
-// .cpp). /readyz (and /healthz) answer 200 "ok" when every check passes, else 500 listing each check as
-// "[+]name ok" or "[-]name failed: reason", like controller-runtime's healthz handler.
+// /readyz on --health-probe-bind-address, each served over plain HTTP by the engine's own HTTP/1.1 server
+// (net/tls_server.h, included only in the .cpp; DESIGN §3: kube -> net). /readyz (and /healthz) answer 200
+// "ok" when every check passes, else 500 listing each check as "[+]name ok" or "[-]name failed: reason", like
+// controller-runtime's healthz handler.
 #pragma once
 
 #include <functional>
@@ -39,7 +40,7 @@ class HttpEndpoints {
     std::string metrics_bind = ":8080";
     std::string health_bind = ":8081";
     std::function<std::string()> render_metrics;  // Prometheus text
-    int threads = 2;                              // per server
+    int threads = 2;                              // worker threads per server
   };
   // Binds both servers (an error names the address) and serves them on background threads.
   static common::Result<std::unique_ptr<HttpEndpoints>> start(Options options);
