@@ -1,8 +1,8 @@
 // "This thread is about to wait": a thread that waits on something slow (the API server on an informer cache
 // miss, caches that have not synced yet) marks the wait with a BlockingScope. A pool that runs handlers
-// inline on one thread per CPU (the webhook's TLS listener) installs a hook on its threads and lends the
-// pool another thread for as long as the wait lasts, so the requests behind it do not queue. Without a
-// hook a scope does nothing; nested scopes count once.
+// inline on one thread per CPU (net/tls_server.h, which the webhook runs on) installs a hook on its threads
+// and lends the pool another thread for as long as the wait lasts, so the requests behind it do not queue.
+// Without a hook a scope does nothing; nested scopes count once.
 #pragma once
 
 namespace kubex::common {
