@@ -110,6 +110,9 @@ std::string with_query(const std::string& path, const std::vector<std::pair<std:
 
 }  // namespace
 
+// A lookup directory for OpenSSL that cannot exist: nobody can create entries under /proc.
+constexpr const char* kNoCaDirectory = "/proc/kubex-no-ca-directory";
+
 struct Client::Impl {
   ConnectionConfig config;
   ClientOptions options;
@@ -118,6 +121,7 @@ struct Client::Impl {
   int port = 443;
   common::X509Ptr cert;
   common::EvpKeyPtr key;
+  common::X509StorePtr trust;  // what the server certificate must chain to, shared by every connection
   RateLimiter limiter;
   std::mutex pool_mu;
   common::IdlePool<httplib::ClientImpl> idle;
@@ -161,11 +165,14 @@ struct Client::Impl {
         s->enable_server_certificate_verification(false);
       } else {
         s->enable_server_certificate_verification(true);
-        if (!config.ca_pem.empty()) {
-          if (auto store = common::make_store(config.ca_pem); store) s->set_ca_cert_store(store->release());
-        } else {
-          s->set_ca_cert_path("/etc/ssl/certs/ca-certificates.crt");
-        }
+        // Every connection verifies against the one store of this client (the kubeconfig's CA, else the system
+        // bundle), parsed once. cpp-httplib would otherwise load the system default paths into each
+        // connection's store: the whole system bundle parsed again for every watch and pooled connection
+        // (most of an idle engine's heap), and trusted besides the kubeconfig's CA, which client-go does not
+        // do. A lookup directory that nobody can create (under /proc) keeps it from doing so.
+        X509_STORE_up_ref(trust.get());
+        s->set_ca_cert_store(trust.get());
+        s->set_ca_cert_path("", kNoCaDirectory);
       }
       c = std::move(s);
     } else {
@@ -331,7 +338,18 @@ common::Result<std::shared_ptr<Client>> Client::create(ConnectionConfig config, 
     impl->cert = std::move(*cert);
     impl->key = std::move(*key);
   }
-  if (!impl->config.ca_pem.empty() && !common::make_store(impl->config.ca_pem)) {
+  if (impl->https && !impl->config.insecure_skip_tls_verify) {
+    if (!impl->config.ca_pem.empty()) {
+      auto store = common::make_store(impl->config.ca_pem);
+      if (!store) return common::fail("certificate-authority: no valid PEM certificate");
+      impl->trust = std::move(*store);
+    } else {
+      impl->trust.reset(X509_STORE_new());
+      if (!impl->trust || X509_STORE_set_default_paths(impl->trust.get()) != 1) {
+        return common::fail("cannot load the system certificate authorities");
+      }
+    }
+  } else if (!impl->config.ca_pem.empty() && !common::make_store(impl->config.ca_pem)) {
     return common::fail("certificate-authority: no valid PEM certificate");
   }
   return std::shared_ptr<Client>(new Client(std::move(impl)));
