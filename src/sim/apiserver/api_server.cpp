@@ -4,11 +4,11 @@
 
 #include "common/base64.h"
 #include "common/hash.h"
-#include "common/field_selector.h"
 #include "common/label_selector.h"
 #include "common/yaml.h"
 #include "sim/apiserver/admission.h"
 #include "sim/apiserver/discovery.h"
+#include "sim/apiserver/field_selector.h"
 #include "sim/apiserver/gc.h"
 #include "sim/apiserver/protobuf.h"
 #include "sim/apiserver/table.h"
@@ -273,7 +273,7 @@ bool wants_table(const std::string& accept) { return accept.find("as=Table") != 
 
 struct Selectors {
   std::optional<common::LabelSelector> labels;
-  std::optional<common::FieldSelector> fields;
+  std::optional<FieldSelector> fields;
 };
 
 std::expected<Selectors, ApiError> parse_selectors(const ApiRequest& req, const ResourceInfo& r) {
@@ -284,7 +284,7 @@ std::expected<Selectors, ApiError> parse_selectors(const ApiRequest& req, const 
     s.labels = std::move(*parsed);
   }
   if (auto fs = req.param("fieldSelector"); fs && !fs->empty()) {
-    auto parsed = common::FieldSelector::parse(*fs);
+    auto parsed = FieldSelector::parse(*fs);
     if (!parsed) return std::unexpected(bad_request(parsed.error().str()));
     for (const auto& f : parsed->fields()) {
       bool ok = f == "metadata.name" || f == "metadata.namespace";

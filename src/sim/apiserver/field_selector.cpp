@@ -1,8 +1,8 @@
-#include "common/field_selector.h"
+#include "sim/apiserver/field_selector.h"
 
 #include <algorithm>
 
-namespace kubex::common {
+namespace kubex::sim {
 namespace {
 
 // Length of the UTF-8 sequence starting with byte `c` (1 for invalid lead bytes).
@@ -33,23 +33,23 @@ std::vector<std::string_view> split_terms(std::string_view s) {
   return terms;
 }
 
-Result<std::string> unescape_value(std::string_view s) {
+common::Result<std::string> unescape_value(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
     if (c == '\\') {
-      if (i + 1 >= s.size()) return fail("invalid field selector: invalid escape sequence: \\");
+      if (i + 1 >= s.size()) return common::fail("invalid field selector: invalid escape sequence: \\");
       char next = s[i + 1];
       if (next != '\\' && next != ',' && next != '=') {
         std::size_t len = std::min(utf8_length(static_cast<unsigned char>(next)), s.size() - (i + 1));
-        return fail("invalid field selector: invalid escape sequence: \\" +
+        return common::fail("invalid field selector: invalid escape sequence: \\" +
                     std::string(s.substr(i + 1, len)));
       }
       out += next;
       ++i;
     } else if (c == ',' || c == '=') {
-      return fail(std::string("invalid field selector: unescaped character in value: '") + c + "'");
+      return common::fail(std::string("invalid field selector: unescaped character in value: '") + c + "'");
     } else {
       out += c;
     }
@@ -69,7 +69,7 @@ std::string escape_field_value(std::string_view value) {
   return out;
 }
 
-Result<FieldSelector> FieldSelector::parse(std::string_view s) {
+common::Result<FieldSelector> FieldSelector::parse(std::string_view s) {
   std::vector<std::string_view> terms = split_terms(s);
   std::sort(terms.begin(), terms.end());
   FieldSelector out;
@@ -94,7 +94,7 @@ Result<FieldSelector> FieldSelector::parse(std::string_view s) {
       }
     }
     if (at == std::string_view::npos) {
-      return fail("invalid selector: '" + std::string(s) + "'; can't understand '" + std::string(term) + "'");
+      return common::fail("invalid selector: '" + std::string(s) + "'; can't understand '" + std::string(term) + "'");
     }
     auto value = unescape_value(term.substr(at + op_len));
     if (!value) return std::unexpected(value.error());
@@ -138,4 +138,4 @@ std::string FieldSelector::str() const {
   return out;
 }
 
-}  // namespace kubex::common
+}  // namespace kubex::sim

@@ -1,4 +1,4 @@
-#include "common/field_selector.h"
+#include "sim/apiserver/field_selector.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-using namespace kubex::common;
+using namespace kubex::sim;
 
 namespace {
 

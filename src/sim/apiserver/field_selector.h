@@ -18,7 +18,7 @@
 
 #include "common/result.h"
 
-namespace kubex::common {
+namespace kubex::sim {
 
 enum class FieldOperator { Equals, NotEquals };  // `==` parses as Equals
 
@@ -39,7 +39,7 @@ class FieldSelector {
   FieldSelector() = default;
 
   // Never throws; errors quote the offending term or escape sequence.
-  static Result<FieldSelector> parse(std::string_view s);
+  static common::Result<FieldSelector> parse(std::string_view s);
 
   // The distinct field names used, sorted, e.g. {"metadata.name", "spec.nodeName"}.
   std::vector<std::string> fields() const;
@@ -59,4 +59,4 @@ class FieldSelector {
 // Escapes `\`, `,` and `=` in a field selector value.
 std::string escape_field_value(std::string_view value);
 
-}  // namespace kubex::common
+}  // namespace kubex::sim
