@@ -2,52 +2,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/owner_kinds.h"
 #include "api/views.h"
 
 namespace kubex::act {
 
 using nlohmann::json;
 
-namespace {
-
-const char* plural_of(const std::string& kind) {
-  static const std::map<std::string, const char*> kPlural = {{"Deployment", "deployments"},
-                                                             {"StatefulSet", "statefulsets"},
-                                                             {"DaemonSet", "daemonsets"},
-                                                             {"ReplicaSet", "replicasets"},
-                                                             {"Job", "jobs"},
-                                                             {"CronJob", "cronjobs"},
-                                                             {"Rollout", "rollouts"},
-                                                             {"AnalysisRun", "analysisruns"},
-                                                             {"Model", "models"},
-                                                             {"StrimziPodSet", "strimzipodsets"}};
-  auto it = kPlural.find(kind);
-  return it == kPlural.end() ? "" : it->second;
-}
-
-}  // namespace
-
 const char* owner_api_version(const std::string& kind) {
-  static const std::map<std::string, const char*> kApiVersion = {
-      {"Deployment", "apps/v1"},
-      {"StatefulSet", "apps/v1"},
-      {"DaemonSet", "apps/v1"},
-      {"ReplicaSet", "apps/v1"},
-      {"Job", "batch/v1"},
-      {"CronJob", "batch/v1"},
-      {"Rollout", "argoproj.io/v1alpha1"},
-      {"AnalysisRun", "argoproj.io/v1alpha1"},
-      {"Model", "kubeai.org/v1"},
-      {"StrimziPodSet", "core.strimzi.io/v1beta2"}};
-  auto it = kApiVersion.find(kind);
-  return it == kApiVersion.end() ? "" : it->second;
+  const api::OwnerKind* k = api::owner_kind(kind);
+  return k ? k->api_version.data() : "";
 }
 
 std::string owner_path(const OwnerRef& o) {
   auto slash = o.api_version.find('/');
   std::string group = slash == std::string::npos ? "" : o.api_version.substr(0, slash);
   std::string version = slash == std::string::npos ? o.api_version : o.api_version.substr(slash + 1);
-  return kube::resource_path(group, version, plural_of(o.kind), o.ns, o.name);
+  const api::OwnerKind* k = api::owner_kind(o.kind);
+  return kube::resource_path(group, version, k ? std::string(k->plural) : std::string(), o.ns, o.name);
 }
 
 kube::KResult<void> patch_owner_annotations(kube::Client& client, const OwnerRef& owner,

@@ -4,6 +4,7 @@
 
 #include "api/views.h"
 #include "kube/cache/informer.h"
+#include "kube/runtime/predicates.h"
 
 namespace kubex::observe {
 
@@ -12,14 +13,6 @@ namespace {
 std::vector<std::string> by_namespace(const kube::CachedObject& o) {
   if (o.ns.empty()) return {};
   return {o.ns.str()};
-}
-
-std::vector<std::string> owner_uids(const std::vector<api::OwnerRef>& owners) {
-  std::vector<std::string> out;
-  for (const auto& r : owners) {
-    if (!r.uid.empty()) out.push_back(r.uid);
-  }
-  return out;
 }
 
 std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Client>& client,
@@ -32,7 +25,7 @@ std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Cl
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); }, io);
   inf->add_index(kIndexNamespace, by_namespace);
   inf->add_index(kIndexOwnerUid, [](const kube::CachedObject& o) {
-    return owner_uids(static_cast<const api::WorkloadView&>(o).owners);
+    return kube::owner_uids(static_cast<const api::WorkloadView&>(o).owners);
   });
   return inf;
 }
@@ -77,7 +70,7 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_pod(o); });
   c.pods->add_index(kIndexNamespace, by_namespace);
   c.pods->add_index(kIndexOwnerUid, [](const kube::CachedObject& o) {
-    return owner_uids(static_cast<const api::PodView&>(o).owners);
+    return kube::owner_uids(static_cast<const api::PodView&>(o).owners);
   });
   c.pods->add_index(kIndexNodeName, [](const kube::CachedObject& o) -> std::vector<std::string> {
     const auto& node = static_cast<const api::PodView&>(o).node_name;

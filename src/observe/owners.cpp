@@ -3,39 +3,15 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "api/owner_kinds.h"
 #include "common/blocking.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
+#include "kube/runtime/predicates.h"
 
 namespace kubex::observe {
 
 using nlohmann::json;
-
-namespace {
-
-// The REST plural of each owner kind SEL-1 recognises.
-const char* plural_of(const std::string& kind) {
-  if (kind == "ReplicaSet") return "replicasets";
-  if (kind == "Deployment") return "deployments";
-  if (kind == "StatefulSet") return "statefulsets";
-  if (kind == "DaemonSet") return "daemonsets";
-  if (kind == "Job") return "jobs";
-  if (kind == "CronJob") return "cronjobs";
-  if (kind == "Rollout") return "rollouts";
-  if (kind == "AnalysisRun") return "analysisruns";
-  if (kind == "Model") return "models";
-  if (kind == "StrimziPodSet") return "strimzipodsets";
-  return nullptr;
-}
-
-const api::OwnerRef* controller_of(const std::vector<api::OwnerRef>& owners) {
-  for (const auto& o : owners) {
-    if (o.controller) return &o;
-  }
-  return nullptr;
-}
-
-}  // namespace
 
 OwnerResolver::OwnerResolver(const Caches& caches, std::shared_ptr<kube::Client> client)
     : caches_(caches), client_(std::move(client)) {}
@@ -49,8 +25,9 @@ std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(
     auto v = kube::as<api::WorkloadView>(inf->get(ns + "/" + ref.name.str()));
     if (matches(v)) return v;
   }
-  const char* plural = plural_of(ref.kind);
-  if (!plural || !client_) return nullptr;
+  const api::OwnerKind* kind = api::owner_kind(ref.kind.view());
+  if (!kind || !client_) return nullptr;
+  std::string plural(kind->plural);
   std::string av = ref.api_version;
   auto slash = av.find('/');
   std::string group = slash == std::string::npos ? "" : av.substr(0, slash);
@@ -76,7 +53,7 @@ std::shared_ptr<const api::WorkloadView> OwnerResolver::fetch(
 OwnerResolution OwnerResolver::resolve(const std::string& ns, const std::vector<api::OwnerRef>& owners,
                                        common::Duration retry_timeout) const {
   OwnerResolution out;
-  const api::OwnerRef* ref = controller_of(owners);
+  const api::OwnerRef* ref = kube::controller_of(owners);
   if (!ref) return out;  // a bare pod: no workload
   auto deadline = std::chrono::steady_clock::now() +
                   std::chrono::duration_cast<std::chrono::steady_clock::duration>(retry_timeout);
