@@ -218,17 +218,33 @@ common::Result<Scenario> make_scenario(const std::string& source_dir) {
   return s;
 }
 
+namespace {
+
+// The scenario as the pod handler reads it: the catalog, synced caches and the scenario's Deployment as the
+// owner of every pod (the caches are not what is measured).
+class ScenarioSource final : public webhook::PodAdmissionSource {
+ public:
+  explicit ScenarioSource(const Scenario& s) : catalog_(s.catalog) {
+    owner_.workload = s.owner;
+    owner_.ref = {
+        "apps/v1", "Deployment", s.owner.ns, s.owner.name, "9d8c7b6a-5f4e-4d3c-8b2a-19f0e1d2c3b4", "4242", ""};
+  }
+  std::shared_ptr<const decide::policy::Catalog> catalog() const override { return catalog_; }
+  bool synced() const override { return true; }
+  webhook::PodOwner owner(const std::string&, const json&, common::Duration) const override { return owner_; }
+  std::map<std::string, std::string> namespace_annotations(const std::string&) const override { return {}; }
+
+ private:
+  std::shared_ptr<const decide::policy::Catalog> catalog_;
+  webhook::PodOwner owner_;
+};
+
+}  // namespace
+
 webhook::PodAdmissionDeps pod_admission_deps(const Scenario& s) {
+  if (!s.source) s.source = std::make_shared<ScenarioSource>(s);
   webhook::PodAdmissionDeps deps;
-  auto catalog = s.catalog;
-  deps.catalog = [catalog] { return catalog; };
-  deps.synced = [] { return true; };
-  webhook::PodOwner owner;
-  owner.workload = s.owner;
-  owner.ref = {
-      "apps/v1", "Deployment", s.owner.ns, s.owner.name, "9d8c7b6a-5f4e-4d3c-8b2a-19f0e1d2c3b4", "4242", ""};
-  deps.owner = [owner](const std::string&, const json&, common::Duration) { return owner; };
-  deps.namespace_annotations = [](const std::string&) { return std::map<std::string, std::string>{}; };
+  deps.source = s.source.get();
   return deps;
 }
 

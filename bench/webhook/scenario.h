@@ -28,6 +28,8 @@ struct Scenario {
   nlohmann::json pod;              // request.object
   std::string review;              // the AdmissionReview request body (uid kUid)
   int strategies = 0, policies = 0;
+  // What pod_admission_deps() hands the handler (built on first use; lives as long as the scenario).
+  mutable std::shared_ptr<webhook::PodAdmissionSource> source;
 };
 
 // The uid of `review`; load clients rewrite it in place (same length) so that every request is distinct.

@@ -40,45 +40,62 @@ kube::ObjectReference workload_ref(const api::WorkloadView& v) {
   return r;
 }
 
-// ADM: the pod mutation handler on the late and (with --early-webhook-enabled) early paths.
-void install_pod_mutation(const WebhookContext& ctx) {
-  webhook::PodAdmissionDeps deps;
-  const observe::CatalogCache* inventory = &ctx.inventory;
-  const observe::OwnerResolver* owners = &ctx.owners;
-  const observe::Caches* caches = &ctx.caches;
-  deps.catalog = [inventory] { return inventory->catalog(); };
-  kube::Manager* manager = &ctx.manager;
-  deps.synced = [manager] { return manager->caches_synced(); };
-  deps.probe_witness = &ctx.probe_witness;
-  deps.owner = [owners](const std::string& ns, const nlohmann::json& pod, common::Duration timeout) {
+// What the pod handler reads, from the observe/ room: the catalog, the caches' sync state, the owner chain
+// (SEL-1/2) and the namespace's annotations.
+class ObservedPodSource final : public webhook::PodAdmissionSource {
+ public:
+  explicit ObservedPodSource(const WebhookContext& ctx)
+      : catalog_(ctx.inventory), owners_(ctx.owners), caches_(ctx.caches), manager_(ctx.manager) {}
+
+  std::shared_ptr<const decide::policy::Catalog> catalog() const override { return catalog_.catalog(); }
+  bool synced() const override { return manager_.caches_synced(); }
+
+  webhook::PodOwner owner(const std::string& ns, const nlohmann::json& pod, common::Duration timeout) const override {
     webhook::PodOwner out;
     std::vector<api::OwnerRef> refs;
     if (pod.contains("metadata") && pod["metadata"].is_object()) refs = api::owners_of(pod["metadata"]);
-    observe::OwnerResolution res = owners->resolve(ns, refs, timeout);
+    observe::OwnerResolution res = owners_.resolve(ns, refs, timeout);
     out.unknown = res.unknown;
     if (res.view) {
       out.workload = observe::decision_workload(*res.view);
       out.ref = workload_ref(*res.view);
     }
     return out;
-  };
-  deps.namespace_annotations = [caches](const std::string& ns) {
+  }
+
+  std::map<std::string, std::string> namespace_annotations(const std::string& ns) const override {
     std::map<std::string, std::string> out;
-    if (auto v = kube::as<api::WorkloadView>(caches->namespaces->get(ns))) {
+    if (auto v = kube::as<api::WorkloadView>(caches_.namespaces->get(ns))) {
       for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
     }
     return out;
-  };
+  }
+
+ private:
+  const observe::CatalogCache& catalog_;
+  const observe::OwnerResolver& owners_;
+  const observe::Caches& caches_;
+  const kube::Manager& manager_;
+};
+
+// ADM: the pod mutation handler on the late and (with --early-webhook-enabled) early paths.
+void install_pod_mutation(const WebhookContext& ctx) {
+  auto source = std::make_shared<ObservedPodSource>(ctx);
+  webhook::PodAdmissionDeps deps;
+  deps.source = source.get();
+  deps.probe_witness = &ctx.probe_witness;
   deps.events = &ctx.manager.events();
   deps.dry_run = ctx.options.dry_run;
   auto handler = std::make_shared<webhook::PodAdmission>(std::move(deps));
   const webhook::HandlerOptions ho = webhook::PodAdmission::handler_options();
+  // The routes hold the source alive with the handler.
   ctx.server.handle(
       api::keys::kLatePath,
-      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
+      [handler, source](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kLate); }, ho);
   ctx.server.handle(
       api::keys::kEarlyPath,
-      [handler](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kEarly); }, ho);
+      [handler, source](const webhook::AdmissionRequest& r) { return handler->handle(r, decide::Pass::kEarly); },
+      ho);
 }
 
 // VAL-1: one validating path per kind (HLM-2).

@@ -54,14 +54,15 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
     r.internal_error = true;
     return r;
   }
-  if (deps_.synced && !deps_.synced()) {
+  const PodAdmissionSource& source = *deps_.source;
+  if (!source.synced()) {
     const common::BlockingScope waiting;  // the server lends another serving thread meanwhile
     auto until = std::chrono::steady_clock::now() + deps_.sync_wait;
-    while (!deps_.synced() && std::chrono::steady_clock::now() < until) {
+    while (!source.synced() && std::chrono::steady_clock::now() < until) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  auto catalog = deps_.catalog();
+  auto catalog = source.catalog();
   const api::GlobalConfigSpec& global = catalog->global();
   common::TimePoint now = deps_.clock->now();
 
@@ -83,8 +84,8 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
     deps_.probe_witness->saw_probe(pod["metadata"].value("name", ""), pass == decide::Pass::kEarly);
   }
   if (decide::needs_owner(exit)) {
-    if (deps_.owner) owner = deps_.owner(in.ns, pod, global.webhook_owner_resolution_retry_timeout);
-    if (deps_.namespace_annotations) in.namespace_annotations = deps_.namespace_annotations(in.ns);
+    owner = source.owner(in.ns, pod, global.webhook_owner_resolution_retry_timeout);
+    in.namespace_annotations = source.namespace_annotations(in.ns);
     in.owner_unknown = owner.unknown;
     if (owner.workload) in.workload = &*owner.workload;
     in.candidates = catalog->candidates();

@@ -6,7 +6,6 @@
 // answers fail-open around it (ADM-2).
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -33,17 +32,24 @@ struct PodOwner {
   kube::ObjectReference ref;  // the workload object, for events
 };
 
+// What the pod handler reads of the cluster: the engine's observe/ room in production, a fake in tests and
+// benchmarks.
+class PodAdmissionSource {
+ public:
+  virtual ~PodAdmissionSource() = default;
+  virtual std::shared_ptr<const decide::policy::Catalog> catalog() const = 0;
+  // Whether the caches have synced. Until they have, a request waits (at most PodAdmissionDeps::sync_wait)
+  // rather than being decided on empty caches, which would admit a managed pod unconverted.
+  virtual bool synced() const = 0;
+  // SEL-1/2 for a pod; only asked when the decision needs it (not for probes, protected namespaces or while
+  // automation is disabled). `retry_timeout`: webhookOwnerResolutionRetryTimeout.
+  virtual PodOwner owner(const std::string& ns, const nlohmann::json& pod, common::Duration retry_timeout) const = 0;
+  virtual std::map<std::string, std::string> namespace_annotations(const std::string& ns) const = 0;
+};
+
 struct PodAdmissionDeps {
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;  // required
-  // Whether the caches have synced. Until they have, a request waits (at most `sync_wait`) rather than being
-  // decided on empty caches, which would admit a managed pod unconverted.
-  std::function<bool()> synced;
+  const PodAdmissionSource* source = nullptr;  // required; outlives the handler
   std::chrono::milliseconds sync_wait{5000};
-  // SEL-1/2 for a pod; only called when the decision needs it (not for probes, protected namespaces or
-  // while automation is disabled). `retry_timeout`: webhookOwnerResolutionRetryTimeout.
-  std::function<PodOwner(const std::string& ns, const nlohmann::json& pod, common::Duration retry_timeout)>
-      owner;
-  std::function<std::map<std::string, std::string>(const std::string& ns)> namespace_annotations;
   kube::EventRecorder* events = nullptr;  // may be null
   const common::Clock* clock = nullptr;   // default: the real clock
   bool dry_run = false;                   // engine --dry-run (ADM-15)

@@ -35,6 +35,26 @@ json pod(bool probe) {
           {"spec", {{"containers", json::array({{{"name", "app"}, {"image", "busybox"}}})}}}};
 }
 
+// A PodAdmissionSource that counts the owner and namespace reads.
+class CountingSource final : public PodAdmissionSource {
+ public:
+  explicit CountingSource(std::shared_ptr<const decide::policy::Catalog> c) : catalog_(std::move(c)) {}
+  std::shared_ptr<const decide::policy::Catalog> catalog() const override { return catalog_; }
+  bool synced() const override { return true; }
+  PodOwner owner(const std::string&, const json&, common::Duration) const override {
+    ++owner_reads;
+    return PodOwner{};
+  }
+  std::map<std::string, std::string> namespace_annotations(const std::string&) const override {
+    ++namespace_reads;
+    return {};
+  }
+  mutable int owner_reads = 0, namespace_reads = 0;
+
+ private:
+  std::shared_ptr<const decide::policy::Catalog> catalog_;
+};
+
 TEST(PodAdmissionExits, OwnerReadOnlyWithoutAnExit) {
   struct Case {
     const char* name;
@@ -54,18 +74,12 @@ TEST(PodAdmissionExits, OwnerReadOnlyWithoutAnExit) {
     auto catalog = std::make_shared<const decide::policy::Catalog>(
         std::vector<decide::policy::PolicyInput>{}, std::vector<decide::policy::StrategyInput>{}, global,
         api::PolicyEvaluation{});
-    int owner_reads = 0, namespace_reads = 0;
+    CountingSource src(catalog);
+    int& owner_reads = src.owner_reads;
+    int& namespace_reads = src.namespace_reads;
     ProbeWitness witness;
     PodAdmissionDeps deps;
-    deps.catalog = [catalog] { return catalog; };
-    deps.owner = [&](const std::string&, const json&, common::Duration) {
-      ++owner_reads;
-      return PodOwner{};
-    };
-    deps.namespace_annotations = [&](const std::string&) {
-      ++namespace_reads;
-      return std::map<std::string, std::string>{};
-    };
+    deps.source = &src;
     deps.probe_witness = &witness;
     PodAdmission handler(std::move(deps));
     const json p = pod(c.probe);
