@@ -1,7 +1,7 @@
 // RFC 6902 JSON Patch between two values, the same operations in the same order as nlohmann::json::diff
 // (so patches, tests and golden files do not change), in one pass: each subtree is compared once rather than
 // once per level above it, paths are built in one buffer, and operations are not copied level by level.
-// The admission webhook diffs a whole pod per review (decide/pod_mutation.cpp).
+// The admission webhook diffs a whole pod per review (decide/admission/pod_mutation.cpp).
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>

@@ -1,5 +1,5 @@
 // The `policystatus` controller (OBS-1 §1.2–1.4, OBS-2, SEL-3, SEL-4, VAL-6): the status of the six managing
-// policy kinds. It writes `AutomationStrategyResolved` and `Ready` (decide/policy_status.h) from the linked
+// policy kinds. It writes `AutomationStrategyResolved` and `Ready` (decide/status/policy_status.h) from the linked
 // catalog's verdict and strategy resolution, `matchedWorkloads` (the SEL-1 top owners the scope matches now)
 // and `lastEvaluationTime`, and records StrategyResolved / StrategyNotFound / InvalidSpec / InvalidContract
 // events on transitions. A Ready=False/PrometheusQueryFailed set by the reactive recommender is left alone

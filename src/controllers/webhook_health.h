@@ -1,6 +1,6 @@
 // The webhook health probe loop (WHH-1..3), leader-only, controller name `globalconfiguration`. Every
 // spec.webhookHealth.transitionCheckInterval of global-config (read live from the cache, HLM-3) it makes one
-// dry-run probe (controllers/webhook_probe.h), steps the WHH-3 state machine (decide/webhook_health.h),
+// dry-run probe (controllers/webhook_probe.h), steps the WHH-3 state machine (decide/status/webhook_health.h),
 // writes global-config's status.webhookHealth and PodAdmissionWebhookHealthy, emits the Warning event
 // PodAdmissionWebhookUnhealthy on the transition to False, and publishes the verdict to a WebhookHealthSignal
 // (ACT-2). A leader starts from Unknown/Probing with zero counters: it trusts no earlier leader's verdict.

@@ -2,7 +2,7 @@
 // through the same pure merge as act::update_status (act::apply_status_change, previous conditions, the
 // generation guard); the "informer cache" is the map's objects run through the engine's own projection and
 // validator (api::project_kubex_object), refreshed by sync() the way a watch would; the catalog is built from
-// those projections as engine/inventory.cpp builds it; events go through the real EventRecorder into a sink
+// those projections as observe/catalog.cpp builds it; events go through the real EventRecorder into a sink
 // that keeps them.
 #pragma once
 
