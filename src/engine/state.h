@@ -6,8 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "observe/caches.h"
 #include "engine/engine.h"
+#include "observe/caches.h"
+#include "observe/forward.h"
 
 namespace kubex::kube {
 class Client;
@@ -18,14 +19,7 @@ namespace kubex::controllers {
 class WebhookProbeWitness;
 }
 
-namespace kubex::observe {
-struct Caches;
-class CatalogCache;
-class OwnerResolver;
-}  // namespace kubex::observe
-
 namespace kubex::engine {
-
 
 struct EngineState {
   const EngineOptions& options;

@@ -12,6 +12,7 @@
 
 #include "common/result.h"
 #include "engine/engine.h"
+#include "observe/forward.h"
 
 namespace kubex::kube {
 class Client;
@@ -29,14 +30,7 @@ namespace kubex::webhook {
 class ProbeWitness;
 }
 
-namespace kubex::observe {
-struct Caches;
-class CatalogCache;
-class OwnerResolver;
-}  // namespace kubex::observe
-
 namespace kubex::engine {
-
 
 // What an installer gets.
 struct WebhookContext {
