@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "sim/cluster/instance.h"
 #include "sim/demo/demo.h"
+#include "sim/gpu/gpu_model.h"
 
 namespace {
 
@@ -79,7 +80,7 @@ int serve(const ServeOptions& o) {
     }
     io.cluster = *cluster_config;
   }
-  auto instance = sim::cluster::Instance::start(io);
+  auto instance = sim::cluster::Instance::start(io, sim::gpu::make_gpu_model);
   if (!instance) {
     std::fprintf(stderr, "kubex-sim: %s\n", instance.error().str().c_str());
     return 1;

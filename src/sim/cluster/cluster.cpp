@@ -7,7 +7,6 @@
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/context.h"
 #include "sim/cluster/subsystem.h"
-#include "sim/gpu/gpu_model.h"
 
 namespace kubex::sim::cluster {
 
@@ -116,9 +115,9 @@ spec:
 )";
 }
 
-Cluster::Cluster(ApiServer& api, ClusterConfig config)
+Cluster::Cluster(ApiServer& api, ClusterConfig config, const GpuPartFactory& make_gpu)
     : ctx_(std::make_unique<ClusterContext>(api, std::move(config), api.clock())) {
-  gpu_ = std::make_unique<gpu::GpuModel>(*ctx_);
+  gpu_ = make_gpu(*ctx_);
   parts_ = make_workload_controllers(*ctx_);
   parts_.push_back(make_default_scheduler(*ctx_));
   parts_.push_back(make_kai_scheduler(*ctx_));
@@ -128,7 +127,6 @@ Cluster::Cluster(ApiServer& api, ClusterConfig config)
 Cluster::~Cluster() { stop(); }
 
 ClusterContext& Cluster::context() { return *ctx_; }
-gpu::GpuModel& Cluster::gpu_model() { return *gpu_; }
 
 common::Result<void> Cluster::install_crds() {
   for (const auto& y : {queue_crd_yaml(), model_crd_yaml()}) {
@@ -139,7 +137,7 @@ common::Result<void> Cluster::install_crds() {
     auto r = ctx_->client().create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", *crd);
     if (!r.ok()) return common::fail("installing CRD " + name + ": " + r.body);
   }
-  for (const char* ns : {kReservationNamespace}) {
+  for (const char* ns : {api::keys::kDefaultReservationNamespace}) {
     if (ctx_->client().get(core_path("namespaces", "", ns)).ok()) continue;
     ctx_->client().create(core_path("namespaces", ""), {{"apiVersion", "v1"}, {"kind", "Namespace"},
                                                         {"metadata", {{"name", ns}}}});
@@ -166,7 +164,7 @@ common::Result<void> Cluster::create_nodes() {
         labels["nvidia.com/gpu.product"] = pool.gpu_product;
         labels["nvidia.com/gpu.memory"] = std::to_string(pool.gpu_memory_mib);
         labels["nvidia.com/gpu.count"] = std::to_string(pool.gpus_per_node);
-        capacity[kGpuResource] = std::to_string(pool.gpus_per_node);
+        capacity[api::keys::kGpuResource] = std::to_string(pool.gpus_per_node);
       }
       for (const auto& [k, v] : pool.labels) labels[k] = v;
       std::string ip = "10.0." + std::to_string(index / 250) + "." + std::to_string(index % 250 + 2);

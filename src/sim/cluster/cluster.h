@@ -9,36 +9,35 @@
 
 #include "common/result.h"
 #include "sim/cluster/config.h"
+#include "sim/cluster/subsystem.h"
 
 namespace kubex::sim {
 class ApiServer;
-}
-namespace kubex::sim::gpu {
-class GpuModel;
 }
 
 namespace kubex::sim::cluster {
 
 class ClusterContext;
+class GpuPart;
 class Subsystem;
 
 class Cluster {
  public:
-  Cluster(ApiServer& api, ClusterConfig config);
+  // `make_gpu` builds the GPU usage model (gpu::make_gpu_model) on the cluster's context.
+  Cluster(ApiServer& api, ClusterConfig config, const GpuPartFactory& make_gpu);
   ~Cluster();
   // Installs CRDs and namespaces, creates missing nodes, starts every part. `metrics_listen` ("" = no
   // exporter) is HOST:PORT for the GPU metrics endpoint; returns the bound port (0 when disabled).
   common::Result<int> start(const std::string& metrics_listen);
   void stop();
   ClusterContext& context();
-  gpu::GpuModel& gpu_model();
 
  private:
   common::Result<void> install_crds();
   common::Result<void> create_nodes();
 
   std::unique_ptr<ClusterContext> ctx_;
-  std::unique_ptr<gpu::GpuModel> gpu_;
+  std::unique_ptr<GpuPart> gpu_;
   std::vector<std::unique_ptr<Subsystem>> parts_;
   bool started_ = false;
 };

@@ -12,7 +12,8 @@
 
 namespace kubex::sim::cluster {
 
-common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions& o) {
+common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions& o,
+                                                           const GpuPartFactory& make_gpu) {
   HttpServerOptions http;
   http.host = o.host;
   http.port = o.port;
@@ -47,7 +48,7 @@ common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions&
   in->api_->bootstrap(restored > 0);
   in->api_->start();
   if (!o.no_cluster) {
-    in->cluster_ = std::make_unique<Cluster>(*in->api_, o.cluster);
+    in->cluster_ = std::make_unique<Cluster>(*in->api_, o.cluster, make_gpu);
     auto mport = in->cluster_->start(o.metrics_listen);
     if (!mport) {
       in->stop();

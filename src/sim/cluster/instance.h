@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "sim/cluster/config.h"
+#include "sim/cluster/subsystem.h"
 
 namespace kubex::sim {
 class ApiServer;
@@ -35,8 +36,9 @@ struct InstanceOptions {
 class Instance {
  public:
   // Binds, writes the kubeconfig, starts the API server (on its own thread) and the cluster. Errors name the
-  // failing step.
-  static common::Result<std::unique_ptr<Instance>> start(const InstanceOptions& options);
+  // failing step. `make_gpu` builds the cluster's GPU usage model (gpu::make_gpu_model).
+  static common::Result<std::unique_ptr<Instance>> start(const InstanceOptions& options,
+                                                         const GpuPartFactory& make_gpu);
   ~Instance();
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;

@@ -10,6 +10,7 @@
 #include "common/time_format.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/context.h"
+#include "sim/cluster/json_fields.h"
 #include "sim/cluster/kubelet_devices.h"
 #include "sim/cluster/kubelet_stages.h"
 #include "sim/cluster/subsystem.h"
@@ -22,13 +23,6 @@ using std::chrono::milliseconds;
 
 namespace {
 
-// A string member, "" when absent or not a string (objects from users may hold anything).
-std::string str_of(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 constexpr milliseconds kResyncPeriod{30000};
 constexpr milliseconds kGroupWait{100};
 constexpr milliseconds kRetry{1000};
@@ -40,11 +34,11 @@ NodeNet node_net(const json& node, std::int64_t gpus) {
   NodeNet net;
   net.gpus = gpus;
   if (!node.is_object()) return net;
-  if (node.contains("spec") && node["spec"].is_object()) net.pod_cidr = str_of(node["spec"], "podCIDR");
+  if (node.contains("spec") && node["spec"].is_object()) net.pod_cidr = json_str(node["spec"], "podCIDR");
   if (node.contains("status") && node["status"].is_object() && node["status"].contains("addresses") &&
       node["status"]["addresses"].is_array()) {
     for (const auto& a : node["status"]["addresses"]) {
-      if (str_of(a, "type") == "InternalIP") net.host_ip = str_of(a, "address");
+      if (json_str(a, "type") == "InternalIP") net.host_ip = json_str(a, "address");
     }
   }
   return net;
@@ -150,14 +144,14 @@ class Kubelet : public Subsystem {
     for (const char* list : {"initContainers", "containers"}) {
       json items = member(member(pod, "spec"), list);
       if (!items.is_array()) continue;
-      for (const auto& c : items) images[str_of(c, "name")] = str_of(c, "image");
+      for (const auto& c : items) images[json_str(c, "name")] = json_str(c, "image");
     }
     for (auto& c : run.containers) c.image = images[c.name];
     json conds = member(member(pod, "status"), "conditions");
     if (conds.is_array()) {
       for (const auto& c : conds) {
-        if (str_of(c, "type") == "PodScheduled" && str_of(c, "status") == "True") {
-          run.scheduled_since = str_of(c, "lastTransitionTime");
+        if (json_str(c, "type") == "PodScheduled" && json_str(c, "status") == "True") {
+          run.scheduled_since = json_str(c, "lastTransitionTime");
         }
       }
     }
@@ -180,13 +174,14 @@ class Kubelet : public Subsystem {
   Delay assign_devices(const SimPod& p, PodRun& run, const NodeNet& net, bool& rejected) {
     if (run.devices_done) return std::nullopt;
     std::vector<int> indices;
-    bool exclusive = p.gpu_whole > 0 || (p.ns == kReservationNamespace && !p.gpu_group().empty());
+    bool exclusive =
+        p.gpu_whole > 0 || (p.ns == api::keys::kDefaultReservationNamespace && !p.gpu_group().empty());
     if (exclusive) {
       std::int64_t count = p.gpu_whole > 0 ? p.gpu_whole : 1;
       auto a = devices_.allocate_exclusive(p.key(), p.node, count);
       if (!a.ok) {
-        reject(run, std::string("OutOf") + kGpuResource,
-               "Pod was rejected: Node didn't have enough resource: " + std::string(kGpuResource) +
+        reject(run, std::string("OutOf") + api::keys::kGpuResource,
+               "Pod was rejected: Node didn't have enough resource: " + std::string(api::keys::kGpuResource) +
                    ", requested: " + std::to_string(count) + ", used: " + std::to_string(a.used) +
                    ", capacity: " + std::to_string(net.gpus));
         rejected = true;

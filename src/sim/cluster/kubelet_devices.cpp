@@ -16,7 +16,7 @@ bool parse_ipv4(const std::string& s, std::uint32_t& out) {
 }
 
 bool holds_exclusively(const SimPod& p) {
-  return p.gpu_whole > 0 || (p.ns == kReservationNamespace && !p.gpu_group().empty());
+  return p.gpu_whole > 0 || (p.ns == api::keys::kDefaultReservationNamespace && !p.gpu_group().empty());
 }
 
 }  // namespace
@@ -97,7 +97,7 @@ void NodeDevices::observe(const SimPod& p) {
   PodState& ps = pods_[key];
   ps.node = p.node;
   std::vector<int> idx = p.gpu_indices();
-  if (p.ns == kReservationNamespace && !p.gpu_group().empty()) {
+  if (p.ns == api::keys::kDefaultReservationNamespace && !p.gpu_group().empty()) {
     ps.group_key = p.node + "|" + p.gpu_group();
     auto [g, inserted] = groups_.try_emplace(ps.group_key, key, -1);
     g->second.first = key;

@@ -53,7 +53,8 @@ SimContainer parse_container(const json& c, bool init) {
   const json res = c.value("resources", json::object());
   const json lim = res.value("limits", json::object());
   const json req = res.value("requests", json::object());
-  out.gpu = lim.contains(kGpuResource) ? quantity_value(lim, kGpuResource) : quantity_value(req, kGpuResource);
+  const char* gpu = api::keys::kGpuResource;
+  out.gpu = lim.contains(gpu) ? quantity_value(lim, gpu) : quantity_value(req, gpu);
   out.cpu_milli = req.contains("cpu") ? quantity_milli(req, "cpu") : quantity_milli(lim, "cpu");
   out.memory_bytes = req.contains("memory") ? quantity_value(req, "memory") : quantity_value(lim, "memory");
   return out;
@@ -62,7 +63,7 @@ SimContainer parse_container(const json& c, bool init) {
 }  // namespace
 
 std::string SimPod::gpu_group() const {
-  auto it = labels.find(kGpuGroupLabel);
+  auto it = labels.find(api::keys::kGpuGroupLabel);
   return it == labels.end() ? "" : it->second;
 }
 
@@ -136,7 +137,7 @@ SimPod parse_pod(const json& pod) {
   p.cpu_milli = std::max(p.cpu_milli, init_cpu);
   p.memory_bytes = std::max(p.memory_bytes, init_mem);
   p.gpu_whole = std::max(p.gpu_whole, init_gpu);
-  if (auto it = p.annotations.find(kGpuFraction); it != p.annotations.end()) {
+  if (auto it = p.annotations.find(api::keys::kGpuFraction); it != p.annotations.end()) {
     try {
       std::size_t used = 0;
       double f = std::stod(it->second, &used);
@@ -204,7 +205,7 @@ SimNode parse_node(const json& node) {
   n.cpu_milli = quantity_milli(alloc, "cpu");
   n.memory_bytes = quantity_value(alloc, "memory");
   n.pods = alloc.contains("pods") ? quantity_value(alloc, "pods") : 110;
-  n.gpus = quantity_value(alloc, kGpuResource);
+  n.gpus = quantity_value(alloc, api::keys::kGpuResource);
   n.ready = false;
   for (const auto& c : st.value("conditions", json::array())) {
     if (c.value("type", "") == "Ready") n.ready = c.value("status", "") == "True";

@@ -12,21 +12,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "api/keys.h"
 #include "common/clock.h"
 #include "sim/apiserver/store.h"
 
 namespace kubex::sim::cluster {
 
-// Well-known keys.
-inline constexpr const char* kGpuResource = "nvidia.com/gpu";
-inline constexpr const char* kGpuFraction = "gpu-fraction";
-inline constexpr const char* kGpuFractionContainer = "gpu-fraction-container-name";
-inline constexpr const char* kGpuMemoryAnnotation = "gpu-memory";
-inline constexpr const char* kGpuFractionNumDevices = "gpu-fraction-num-devices";
-inline constexpr const char* kKaiQueueLabel = "kai.scheduler/queue";
-inline constexpr const char* kGpuGroupLabel = "runai-gpu-group";
-inline constexpr const char* kKaiSchedulerName = "kai-scheduler";
-inline constexpr const char* kReservationNamespace = "kai-resource-reservation";
+// The KAI and GPU keys come from api/keys.h (api::keys).
+
 // Physical GPU indices a pod's containers use on its node ("0,1"), written by the kubelet emulation.
 inline constexpr const char* kGpuIndicesAnnotation = "sim.kubex.ai/gpu-indices";
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "sim/apiserver/api_server.h"
+#include "sim/cluster/json_fields.h"
 #include "sim/cluster/model.h"
 
 namespace kubex::sim::cluster::sched {
@@ -14,13 +15,6 @@ namespace kubex::sim::cluster::sched {
 using nlohmann::json;
 
 namespace {
-
-// A string member, "" when absent or not a string (objects from users may hold anything).
-std::string str_of(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 // Go's strconv.ParseFloat(s, 64) acceptance: no surrounding spaces, the whole string consumed (decimal,
 // exponent, hex float, inf/infinity/nan in any case). Out-of-range values are errors in Go as well.
@@ -44,10 +38,10 @@ const json* fraction_container(const json& pod) {
   const json& containers = spec["containers"];
   const json& meta = pod.contains("metadata") && pod["metadata"].is_object() ? pod["metadata"] : json::object();
   if (meta.contains("annotations") && meta["annotations"].is_object()) {
-    auto it = meta["annotations"].find(kGpuFractionContainer);
+    auto it = meta["annotations"].find(api::keys::kGpuFractionContainerName);
     if (it != meta["annotations"].end() && it->is_string()) {
       for (const auto& c : containers) {
-        if (str_of(c, "name") == it->get<std::string>()) return &c;
+        if (json_str(c, "name") == it->get<std::string>()) return &c;
       }
     }
   }
@@ -58,7 +52,9 @@ bool has_gpu_resource(const json& container) {
   if (!container.contains("resources") || !container["resources"].is_object()) return false;
   for (const char* list : {"limits", "requests"}) {
     const json& res = container["resources"];
-    if (res.contains(list) && res[list].is_object() && res[list].contains(kGpuResource)) return true;
+    if (res.contains(list) && res[list].is_object() && res[list].contains(api::keys::kGpuResource)) {
+      return true;
+    }
   }
   return false;
 }
@@ -67,13 +63,14 @@ bool has_gpu_resource(const json& container) {
 
 std::string kai_gpu_request_error(const json& pod) {
   if (!pod.is_object()) return "";
-  if (!pod.contains("spec") || !pod["spec"].is_object() || str_of(pod["spec"], "schedulerName") != kKaiSchedulerName) {
+  if (!pod.contains("spec") || !pod["spec"].is_object() ||
+      json_str(pod["spec"], "schedulerName") != api::keys::kDefaultKaiScheduler) {
     return "";
   }
   if (!pod.contains("metadata") || !pod["metadata"].is_object()) return "";
   const json& meta = pod["metadata"];
   if (!meta.contains("annotations") || !meta["annotations"].is_object()) return "";
-  auto it = meta["annotations"].find(kGpuFraction);
+  auto it = meta["annotations"].find(api::keys::kGpuFraction);
   if (it == meta["annotations"].end()) return "";
   std::string value = it->is_string() ? it->get<std::string>() : it->dump();
   // KAI checks the combination first, then the value.

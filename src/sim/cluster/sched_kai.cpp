@@ -28,7 +28,7 @@ const json* member(const json& obj, const char* key) {
 // The queue label of an object when it is present (a string), else nullopt.
 std::optional<std::string> queue_label(const json& obj) {
   const json* labels = member(obj, "metadata") ? member(*member(obj, "metadata"), "labels") : nullptr;
-  const json* q = labels ? member(*labels, kKaiQueueLabel) : nullptr;
+  const json* q = labels ? member(*labels, api::keys::kKaiQueueLabel) : nullptr;
   if (!q || !q->is_string()) return std::nullopt;
   return q->get<std::string>();
 }
@@ -69,7 +69,7 @@ std::string kai_pod_queue(const json& pod, const OwnerLookup& lookup) {
 
 std::string queue_problem(const std::map<std::string, std::string>& queues, const std::string& name) {
   if (name.empty()) {
-    return std::string("pod has no ") + kKaiQueueLabel +
+    return std::string("pod has no ") + api::keys::kKaiQueueLabel +
            " label (on itself or its top owner): kai-scheduler only schedules pods assigned to a leaf "
            "scheduling.run.ai/v2 Queue";
   }
@@ -86,7 +86,7 @@ std::string queue_problem(const std::map<std::string, std::string>& queues, cons
 }
 
 KaiScheduler::KaiScheduler(ClusterContext& ctx, std::shared_ptr<Ledger> ledger)
-    : SchedulerLoop(ctx, std::move(ledger), kKaiSchedulerName) {
+    : SchedulerLoop(ctx, std::move(ledger), api::keys::kDefaultKaiScheduler) {
   ctx_.feed(kQueueStorage).add_handler([this](EventType type, const StoreEvent& ev) {
     if (!ev.index) return;
     {
@@ -119,7 +119,9 @@ void KaiScheduler::start() {
   controller_.enqueue_after("~gc-periodic", kGcPeriod);
 }
 
-bool KaiScheduler::responsible(const SimPod& p) const { return p.scheduler_name == kKaiSchedulerName; }
+bool KaiScheduler::responsible(const SimPod& p) const {
+  return p.scheduler_name == api::keys::kDefaultKaiScheduler;
+}
 
 SchedulerLoop::Delay KaiScheduler::chore(const std::string& key) {
   if (key == "~gc" || key == "~gc-periodic") collect_empty_groups();
@@ -146,7 +148,9 @@ bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, 
   json container = {{"name", "resource-reservation"},
                     {"image", kReservationImage},
                     {"imagePullPolicy", "IfNotPresent"},
-                    {"resources", {{"limits", {{kGpuResource, "1"}}}, {"requests", {{kGpuResource, "1"}}}}},
+                    {"resources",
+                     {{"limits", {{api::keys::kGpuResource, "1"}}},
+                      {"requests", {{api::keys::kGpuResource, "1"}}}}},
                     {"env",
                      {{{"name", "POD_NAME"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
                       {{"name", "POD_NAMESPACE"},
@@ -160,16 +164,17 @@ bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, 
               {"kind", "Pod"},
               {"metadata",
                {{"name", reservation_pod_name(node, suffix)},
-                {"namespace", kReservationNamespace},
-                {"labels", {{"app", kReservationNamespace}, {kGpuGroupLabel, group}}},
+                {"namespace", api::keys::kDefaultReservationNamespace},
+                {"labels",
+                 {{"app", api::keys::kDefaultReservationNamespace}, {api::keys::kGpuGroupLabel, group}}},
                 {"annotations", {{"karpenter.sh/do-not-disrupt", "true"}}}}},
               {"spec", spec}};
-  return client_.create(core_path("pods", kReservationNamespace), pod).ok();
+  return client_.create(core_path("pods", api::keys::kDefaultReservationNamespace), pod).ok();
 }
 
 std::string KaiScheduler::queue_of(const SimPod& p) {
   std::string own;
-  if (auto it = p.labels.find(kKaiQueueLabel); it != p.labels.end()) own = it->second;
+  if (auto it = p.labels.find(api::keys::kKaiQueueLabel); it != p.labels.end()) own = it->second;
   if (p.owner_uid.empty()) return own;
   auto pod = client_.get(core_path("pods", p.ns, p.name));
   if (!pod.ok()) return own;
@@ -196,7 +201,7 @@ SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
     problem = queue_problem(queues_, queue);
   }
   if (!problem.empty()) return unschedulable(p, "Unschedulable", problem);
-  for (const char* key : {kGpuMemoryAnnotation, kGpuFractionNumDevices}) {
+  for (const char* key : {api::keys::kGpuMemory, api::keys::kGpuFractionNumDevices}) {
     if (p.annotations.count(key)) {
       return unschedulable(p, "Unschedulable",
                            std::string("the ") + key +
@@ -220,11 +225,13 @@ SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
   if (pp.fraction > 0) {
     // Like KAI's binder: reserve the device (new groups), label the pod with its group, then bind.
     if (d.new_group && !create_reservation(p, d.node, d.group, suffix)) {
-      ledger_->forget(std::string(kReservationNamespace) + "/" + reservation_pod_name(d.node, suffix));
+      ledger_->forget(std::string(api::keys::kDefaultReservationNamespace) + "/" +
+                      reservation_pod_name(d.node, suffix));
       ledger_->forget(p.key());
       return kRetry;
     }
-    auto r = client_.merge_patch(core_path("pods", p.ns, p.name), {{"metadata", {{"labels", {{kGpuGroupLabel, d.group}}}}}});
+    auto r = client_.merge_patch(core_path("pods", p.ns, p.name),
+                                 {{"metadata", {{"labels", {{api::keys::kGpuGroupLabel, d.group}}}}}});
     if (!r.ok()) {
       ledger_->forget(p.key());  // the group, if it has no other member, is collected
       return r.status == 404 ? std::nullopt : std::optional(kRetry);

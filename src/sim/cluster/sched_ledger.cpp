@@ -32,7 +32,7 @@ std::optional<Ledger::Holding> Ledger::holding_of(const SimPod& p) {
   h.nonzero_cpu_milli = p.cpu_milli > 0 ? p.cpu_milli : kDefaultMilliCpu;
   h.nonzero_memory_bytes = p.memory_bytes > 0 ? p.memory_bytes : kDefaultMemory;
   std::string group = p.gpu_group();
-  if (p.ns == kReservationNamespace && !group.empty()) {
+  if (p.ns == api::keys::kDefaultReservationNamespace && !group.empty()) {
     h.reservation = true;
     h.group = group;
     auto idx = p.gpu_indices();
@@ -210,7 +210,8 @@ Decision Ledger::schedule(const std::string& pod_key, const PlacementPod& pod, S
       r.node = d.node;
       r.group = new_group_id;
       r.reservation = true;
-      std::string rkey = std::string(kReservationNamespace) + "/" + reservation_pod_name(d.node, reservation_suffix);
+      std::string rkey = std::string(api::keys::kDefaultReservationNamespace) + "/" +
+                         reservation_pod_name(d.node, reservation_suffix);
       add(rkey, r);
       pods_[rkey] = Entry{r, true};
     }

@@ -8,6 +8,7 @@
 #include "common/time_format.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/context.h"
+#include "sim/cluster/json_fields.h"
 
 namespace kubex::sim::cluster::sched {
 
@@ -15,13 +16,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 
 namespace {
-
-// A string member, "" when absent or not a string (objects from users may hold anything).
-std::string str_of(const json& obj, const char* key) {
-  if (!obj.is_object()) return "";
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 constexpr milliseconds kInitialBackoff{1000};
 constexpr milliseconds kMaxBackoff{10000};
@@ -197,9 +191,9 @@ SchedulerLoop::Delay SchedulerLoop::unschedulable(const SimPod& p, const std::st
       if (pod.contains("status") && pod["status"].is_object() && pod["status"].contains("conditions") &&
           pod["status"]["conditions"].is_array()) {
         for (const auto& c : pod["status"]["conditions"]) {
-          if (str_of(c, "type") == "PodScheduled") {
-            if (str_of(c, "status") == "False" && !str_of(c, "lastTransitionTime").empty()) {
-              since = str_of(c, "lastTransitionTime");
+          if (json_str(c, "type") == "PodScheduled") {
+            if (json_str(c, "status") == "False" && !json_str(c, "lastTransitionTime").empty()) {
+              since = json_str(c, "lastTransitionTime");
             }
             continue;
           }

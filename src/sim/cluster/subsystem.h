@@ -3,12 +3,14 @@
 // cluster's nodes and CRDs exist, stopped before the API server.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/result.h"
 #include "sim/cluster/model.h"
 
 namespace kubex::sim::cluster {
@@ -32,6 +34,15 @@ class GpuHealth {
   virtual std::optional<std::string> crash_reason(const SimPod& pod, const SimContainer& container,
                                                   common::TimePoint now) const = 0;
 };
+
+// The GPU usage model with its metrics endpoint (src/sim/gpu implements it). The cluster runs the part it
+// is given and never includes sim/gpu, so the dependency points one way: gpu -> cluster.
+class GpuPart : public Subsystem, public GpuHealth {
+ public:
+  // Serves the metrics on HOST:PORT (port 0 picks one); returns the bound port. Called before start().
+  virtual common::Result<int> listen(const std::string& host_port) = 0;
+};
+using GpuPartFactory = std::function<std::unique_ptr<GpuPart>(ClusterContext& ctx)>;
 
 // Factories (one per part; each lives in its own .cpp).
 std::vector<std::unique_ptr<Subsystem>> make_workload_controllers(ClusterContext& ctx);

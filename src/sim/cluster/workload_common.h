@@ -20,6 +20,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
+#include "sim/cluster/json_fields.h"
 #include "sim/cluster/context.h"
 #include "sim/cluster/subsystem.h"
 
@@ -33,14 +34,7 @@ inline constexpr const char* kRevisionHistoryAnnotation = "deployment.kubernetes
 inline constexpr const char* kDesiredReplicasAnnotation = "deployment.kubernetes.io/desired-replicas";
 inline constexpr const char* kMaxReplicasAnnotation = "deployment.kubernetes.io/max-replicas";
 
-// --- JSON accessors that never throw (odd objects must not crash a reconcile) ---
-const nlohmann::json& json_at(const nlohmann::json& obj, const char* key);         // null when absent
-const nlohmann::json& json_object_at(const nlohmann::json& obj, const char* key);  // {} unless an object
-const nlohmann::json& json_array_at(const nlohmann::json& obj, const char* key);   // [] unless an array
-std::int64_t json_int(const nlohmann::json& obj, const char* key, std::int64_t def);
-std::string json_str(const nlohmann::json& obj, const char* key, const std::string& def = "");
-bool json_bool(const nlohmann::json& obj, const char* key, bool def);
-std::map<std::string, std::string> json_string_map(const nlohmann::json& obj, const char* key);
+// Times in objects.
 common::TimePoint json_time(const nlohmann::json& obj, const char* key);  // epoch when absent or invalid
 std::string format_time(common::TimePoint t);                             // RFC 3339, seconds
 

@@ -80,8 +80,8 @@ common::Result<json> model_pod(const json& model, const ClusterConfig& config) {
     }
     if (p.gpus > 0 && count > 0) {
       gpu = true;
-      requests[kGpuResource] = std::to_string(p.gpus * count);
-      limits[kGpuResource] = std::to_string(p.gpus * count);
+      requests[api::keys::kGpuResource] = std::to_string(p.gpus * count);
+      limits[api::keys::kGpuResource] = std::to_string(p.gpus * count);
     }
   }
 
@@ -120,7 +120,7 @@ common::Result<json> model_pod(const json& model, const ClusterConfig& config) {
                    {"volumes", json::array({{{"name", "dshm"}, {"emptyDir", {{"medium", "Memory"}}}}})}};
   if (gpu) {
     pod_spec["tolerations"] =
-        json::array({{{"key", kGpuResource}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
+        json::array({{{"key", api::keys::kGpuResource}, {"operator", "Exists"}, {"effect", "NoSchedule"}}});
   }
   const std::string hash = short_hash(pod_spec);
   json labels = {{"app.kubernetes.io/managed-by", "kubeai"}, {kModelLabel, name}, {kModelPodHashLabel, hash}};

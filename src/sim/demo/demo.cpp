@@ -25,6 +25,7 @@
 #include "sim/demo/child_process.h"
 #include "sim/demo/embedded.h"
 #include "sim/demo/view.h"
+#include "sim/gpu/gpu_model.h"
 
 namespace kubex::sim::demo {
 
@@ -298,7 +299,7 @@ int Demo::run() {
   io.kubeconfig = dir_ + "/kubeconfig";
   io.cluster.kubelet.start_delay = milliseconds(500);
   io.cluster.kubelet.ready_delay = milliseconds(500);
-  auto sim = cluster::Instance::start(io);
+  auto sim = cluster::Instance::start(io, gpu::make_gpu_model);
   if (!sim) return fail("starting kubex-sim", sim.error().str(), sim_log);
   sim_ = std::move(*sim);
   int gpus = gpus_in_cluster();

@@ -15,7 +15,7 @@ std::vector<GpuContainer> gpu_containers(const cluster::SimPod& pod) {
   auto target = [&](std::size_t i) { return cs[i].restart_always; };
   std::optional<std::size_t> fraction_index;
   if (pod.gpu_fraction > 0 && !pod.gpu_fraction_invalid) {
-    static const std::string kKey = cluster::kGpuFractionContainer;  // no temporary string per lookup
+    static const std::string kKey = api::keys::kGpuFractionContainerName;  // no temporary string per lookup
     auto named = pod.annotations.find(kKey);
     for (std::size_t i = 0; i < cs.size() && !fraction_index; ++i) {
       if (!target(i)) continue;

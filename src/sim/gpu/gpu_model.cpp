@@ -140,7 +140,7 @@ void GpuModel::stop() {
 std::optional<std::string> GpuModel::crash_reason(const cluster::SimPod& pod,
                                                   const cluster::SimContainer& container,
                                                   common::TimePoint now) const {
-  if (pod.ns == cluster::kReservationNamespace) return std::nullopt;
+  if (pod.ns == api::keys::kDefaultReservationNamespace) return std::nullopt;
   auto gpu = gpu_containers(pod);
   auto it = std::find_if(gpu.begin(), gpu.end(), [&](const GpuContainer& g) {
     return pod.containers[g.index].name == container.name;
@@ -219,6 +219,10 @@ std::vector<Sample> GpuModel::samples() const {
 
 std::string GpuModel::render_metrics() const {
   return impl_->current()->metrics_text();
+}
+
+std::unique_ptr<cluster::GpuPart> make_gpu_model(cluster::ClusterContext& ctx) {
+  return std::make_unique<GpuModel>(ctx);
 }
 
 }  // namespace kubex::sim::gpu

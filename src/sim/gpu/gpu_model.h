@@ -23,13 +23,13 @@ class ClusterContext;
 
 namespace kubex::sim::gpu {
 
-class GpuModel : public cluster::Subsystem, public cluster::GpuHealth {
+class GpuModel : public cluster::GpuPart {
  public:
   explicit GpuModel(cluster::ClusterContext& ctx);
   ~GpuModel() override;
   // Serves GET /metrics and GET /healthz on HOST:PORT (port 0 picks one); returns the bound port. Call
   // before start(); stop() ends it.
-  common::Result<int> listen(const std::string& host_port);
+  common::Result<int> listen(const std::string& host_port) override;
   void start() override;  // samples every ClusterConfig::gpu_sample_interval (steady cadence, own thread)
   void stop() override;
   std::optional<std::string> crash_reason(const cluster::SimPod& pod, const cluster::SimContainer& container,
@@ -44,5 +44,8 @@ class GpuModel : public cluster::Subsystem, public cluster::GpuHealth {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The factory the cluster takes (cluster::GpuPartFactory).
+std::unique_ptr<cluster::GpuPart> make_gpu_model(cluster::ClusterContext& ctx);
 
 }  // namespace kubex::sim::gpu

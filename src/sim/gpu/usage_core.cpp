@@ -39,7 +39,7 @@ struct Device {
 
 // The pod's GPU group label, without copying it ("" when absent).
 std::string_view group_of(const cluster::SimPod& p) {
-  static const std::string kKey = cluster::kGpuGroupLabel;
+  static const std::string kKey = api::keys::kGpuGroupLabel;
   auto it = p.labels.find(kKey);
   return it == p.labels.end() ? std::string_view() : std::string_view(it->second);
 }
@@ -148,7 +148,7 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
   for (const auto& p : pods) {
     // KAI's reservation pods hold one whole nvidia.com/gpu each, so this filter keeps them.
     if (!p || (p->gpu_whole <= 0 && !(p->gpu_fraction > 0)) || p->node.empty()) continue;
-    if (p->ns == cluster::kReservationNamespace) {
+    if (p->ns == api::keys::kDefaultReservationNamespace) {
       std::string_view group = group_of(*p);
       if (!p->terminal() && !group.empty()) reservations[group].push_back(p.get());
     } else if (p->phase == "Running" && p->started != common::TimePoint{}) {

@@ -61,8 +61,8 @@ TEST(KubeletDevices, FractionGroupsShareTheirReservationsGpu) {
   d.set_node("n1", {"", "", 2});
   int index = -1;
   EXPECT_EQ(d.group_index("n1", "g1", index), NodeDevices::GroupState::kNoReservation);
-  SimPod res = pod(kReservationNamespace, "gpu-reservation-n1-abcde", "n1");
-  res.labels[kGpuGroupLabel] = "g1";
+  SimPod res = pod(kubex::api::keys::kDefaultReservationNamespace, "gpu-reservation-n1-abcde", "n1");
+  res.labels[kubex::api::keys::kGpuGroupLabel] = "g1";
   res.gpu_whole = 1;
   res.phase = "Pending";
   d.observe(res);

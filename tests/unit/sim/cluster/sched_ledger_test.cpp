@@ -22,13 +22,13 @@ SimPod pod(const std::string& ns, const std::string& name, const std::string& no
 SimPod fraction_pod(const std::string& name, const std::string& node, double f, const std::string& group) {
   SimPod p = pod("ml", name, node);
   p.gpu_fraction = f;
-  if (!group.empty()) p.labels[kGpuGroupLabel] = group;
+  if (!group.empty()) p.labels[kubex::api::keys::kGpuGroupLabel] = group;
   return p;
 }
 
 SimPod reservation(const std::string& name, const std::string& node, const std::string& group) {
-  SimPod p = pod(kReservationNamespace, name, node);
-  p.labels[kGpuGroupLabel] = group;
+  SimPod p = pod(kubex::api::keys::kDefaultReservationNamespace, name, node);
+  p.labels[kubex::api::keys::kGpuGroupLabel] = group;
   p.gpu_whole = 1;
   return p;
 }

@@ -64,9 +64,9 @@ inline PodSpec fraction_spec(const std::string& name, double fraction, const std
   PodSpec s;
   s.name = name;
   s.fraction = fraction;
-  s.labels[cluster::kGpuGroupLabel] = group;
+  s.labels[kubex::api::keys::kGpuGroupLabel] = group;
   s.annotations = std::move(annotations);
-  s.annotations[cluster::kGpuFraction] = std::to_string(fraction);
+  s.annotations[kubex::api::keys::kGpuFraction] = std::to_string(fraction);
   return s;
 }
 
@@ -74,10 +74,10 @@ inline PodSpec fraction_spec(const std::string& name, double fraction, const std
 inline cluster::SimPod reservation(const std::string& group, const std::string& index,
                                    const std::string& node = "n1") {
   PodSpec s;
-  s.ns = cluster::kReservationNamespace;
+  s.ns = kubex::api::keys::kDefaultReservationNamespace;
   s.name = "gpu-reservation-" + group;
   s.node = node;
-  s.labels[cluster::kGpuGroupLabel] = group;
+  s.labels[kubex::api::keys::kGpuGroupLabel] = group;
   s.annotations[cluster::kGpuIndicesAnnotation] = index;
   s.containers = {{"reserve", 1}};
   return make_pod(s);

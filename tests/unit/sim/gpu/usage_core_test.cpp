@@ -50,13 +50,13 @@ TEST(GpuContainers, WholeGpusAndTheFractionContainer) {
   EXPECT_EQ(f[0].type, AllocationType::kFraction);
   EXPECT_DOUBLE_EQ(f[0].fraction, 0.5);
 
-  pod.annotations[cluster::kGpuFractionContainer] = "sidecar";
+  pod.annotations[kubex::api::keys::kGpuFractionContainerName] = "sidecar";
   ASSERT_EQ(gpu_containers(pod).size(), 1u);
   EXPECT_EQ(gpu_containers(pod)[0].index, 2u);
-  pod.annotations[cluster::kGpuFractionContainer] = "missing";
+  pod.annotations[kubex::api::keys::kGpuFractionContainerName] = "missing";
   EXPECT_TRUE(gpu_containers(pod).empty());
 
-  pod.annotations.erase(cluster::kGpuFractionContainer);
+  pod.annotations.erase(kubex::api::keys::kGpuFractionContainerName);
   pod.gpu_fraction_invalid = true;
   EXPECT_TRUE(gpu_containers(pod).empty()) << "an invalid gpu-fraction allocates nothing";
 
