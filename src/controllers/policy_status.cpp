@@ -1,5 +1,7 @@
 #include "controllers/policy_status.h"
 
+#include "observe/catalog_view.h"
+
 #include <exception>
 #include <nlohmann/json.hpp>
 
@@ -124,7 +126,7 @@ void PolicyStatusController::policy_changed(api::Kind k, const std::string& ns, 
 
 void PolicyStatusController::strategy_changed(api::Kind strategy_kind, const std::string& ns,
                                               const std::string& name) {
-  auto cat = deps_.catalog ? deps_.catalog() : nullptr;
+  auto cat = deps_.catalog ? deps_.catalog->catalog() : nullptr;
   if (!cat) return;
   for (const auto& lp : cat->policies()) {
     if (!lp.input.policy) continue;
@@ -136,7 +138,7 @@ void PolicyStatusController::strategy_changed(api::Kind strategy_kind, const std
 }
 
 void PolicyStatusController::all_changed() {
-  auto cat = deps_.catalog ? deps_.catalog() : nullptr;
+  auto cat = deps_.catalog ? deps_.catalog->catalog() : nullptr;
   if (!cat) return;
   for (const auto& lp : cat->policies()) {
     if (lp.input.policy) controller_->enqueue(policy_key(*lp.input.policy));
@@ -146,7 +148,7 @@ void PolicyStatusController::all_changed() {
 void PolicyStatusController::workload_changed(const api::WorkloadView* before,
                                               const api::WorkloadView* after) {
   if (!before && !after) return;
-  auto cat = deps_.catalog ? deps_.catalog() : nullptr;
+  auto cat = deps_.catalog ? deps_.catalog->catalog() : nullptr;
   if (!cat) return;
   const auto& patterns = cat->global().protected_namespace_patterns;
   auto matches = [&](const api::Policy& p, const api::WorkloadView* v) {
@@ -174,7 +176,7 @@ kube::ReconcileOutcome PolicyStatusController::reconcile(const std::string& key)
 kube::ReconcileOutcome PolicyStatusController::reconcile_policy(const std::string& key) {
   auto id = parse_object_key(key);
   if (!id || !api::is_policy(id->kind)) return kube::ReconcileResult{};  // not ours: dropped
-  auto cat = deps_.catalog ? deps_.catalog() : nullptr;
+  auto cat = deps_.catalog ? deps_.catalog->catalog() : nullptr;
   if (!cat) return kube::ReconcileResult{};
   const decide::policy::LinkedPolicy* linked = nullptr;
   for (const auto& lp : cat->policies()) {

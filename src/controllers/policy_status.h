@@ -35,6 +35,9 @@ namespace kubex::decide::policy {
 class Catalog;
 }
 
+namespace kubex::observe {
+class CatalogView;
+}
 namespace kubex::act {
 class StatusWriter;
 }
@@ -45,7 +48,7 @@ struct PolicyStatusDeps {
   std::unique_ptr<act::StatusWriter> writer;
   kube::EventRecorder* events = nullptr;  // may be null (no events)
   // The current linked catalog (policies, strategies, global-config).
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;
+  const observe::CatalogView* catalog = nullptr;
   // The cached owner objects (every kind SEL-1 knows; non-roots are filtered out).
   std::function<std::vector<std::shared_ptr<const api::WorkloadView>>()> workloads;
   std::string global_config_name = "global-config";  // --global-config-name

@@ -1,5 +1,7 @@
 #include "controllers/proactive_recommendations.h"
 
+#include "observe/catalog_view.h"
+
 #include <nlohmann/json.hpp>
 
 #include "act/status.h"
@@ -33,12 +35,12 @@ std::string desired_key(api::Kind k) {
 
 ProactiveRecommendations::ProactiveRecommendations(
     std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-    std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog, kube::Metrics* metrics,
+    const observe::CatalogView& catalog, kube::Metrics* metrics,
     kube::EventRecorder* events, ProactiveOptions options)
     : client_(std::move(client)),
       caches_(caches),
       writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
-      catalog_(std::move(catalog)),
+      catalog_(catalog),
       events_(events),
       options_(options),
       controller_(
@@ -92,7 +94,7 @@ void ProactiveRecommendations::report(bool ok, const std::string& reason, const 
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reload() {
-  auto catalog = catalog_();
+  auto catalog = catalog_.catalog();
   const api::GlobalConfigSpec& g = catalog->global();
   kube::ReconcileResult again{false, g.recommendation_reload_interval};
   auto enqueue_all = [&] {
@@ -163,7 +165,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
 kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::string& key) {
   auto w = observe::find_workload(caches_, key);
   if (!w) return kube::ReconcileResult{};
-  auto catalog = catalog_();
+  auto catalog = catalog_.catalog();
   decide::policy::Workload workload = observe::decision_workload(*w);
   decide::policy::Match match = decide::policy::match_policies(
       workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);

@@ -36,6 +36,7 @@ class Metrics;
 
 namespace kubex::observe {
 struct Caches;
+class CatalogView;
 }
 
 namespace kubex::controllers {
@@ -49,7 +50,7 @@ struct ProactiveOptions {
 class ProactiveRecommendations final : public kube::Runnable {
  public:
   ProactiveRecommendations(std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-                           std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
+                           const observe::CatalogView& catalog,
                            kube::Metrics* metrics, kube::EventRecorder* events,
                            ProactiveOptions options = {});
   ~ProactiveRecommendations() override;
@@ -75,7 +76,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   common::Logger log_{"controller.proactivepolicy"};  // before writer_, which logs with it
   const observe::Caches& caches_;
   std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
+  const observe::CatalogView& catalog_;
   kube::EventRecorder* events_;
   ProactiveOptions options_;
   kube::Controller controller_;

@@ -1,5 +1,7 @@
 #include "controllers/static_owner.h"
 
+#include "observe/catalog_view.h"
+
 #include <nlohmann/json.hpp>
 
 #include "decide/policy/match.h"
@@ -19,12 +21,12 @@ kube::ControllerOptions controller_options(kube::Metrics* metrics) {
 
 StaticOwnerController::StaticOwnerController(
     std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-    std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog, kube::Metrics* metrics,
+    const observe::CatalogView& catalog, kube::Metrics* metrics,
     StaticOwnerOptions options)
     : client_(std::move(client)),
       caches_(caches),
       writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
-      catalog_(std::move(catalog)),
+      catalog_(catalog),
       options_(options),
       controller_(
           "staticpolicy", [this](const std::string& key) { return reconcile(key); },
@@ -51,7 +53,7 @@ kube::ReconcileOutcome StaticOwnerController::reconcile(const std::string& key) 
   }
   auto w = observe::find_workload(caches_, key);
   if (!w) return kube::ReconcileResult{};  // gone
-  auto catalog = catalog_();
+  auto catalog = catalog_.catalog();
   decide::policy::Workload workload = observe::decision_workload(*w);
   decide::policy::Match match = decide::policy::match_policies(
       workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);

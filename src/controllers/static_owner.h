@@ -27,6 +27,7 @@ class Metrics;
 
 namespace kubex::observe {
 struct Caches;
+class CatalogView;
 }
 
 namespace kubex::controllers {
@@ -39,7 +40,7 @@ struct StaticOwnerOptions {
 class StaticOwnerController final : public kube::Runnable {
  public:
   StaticOwnerController(std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-                        std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog,
+                        const observe::CatalogView& catalog,
                         kube::Metrics* metrics, StaticOwnerOptions options = {});
   ~StaticOwnerController() override;
 
@@ -61,7 +62,7 @@ class StaticOwnerController final : public kube::Runnable {
   common::Logger log_{"controller.staticpolicy"};  // before writer_, which logs with it
   const observe::Caches& caches_;
   std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog_;
+  const observe::CatalogView& catalog_;
   StaticOwnerOptions options_;
   kube::Controller controller_;
   GpuRecommendationsCounter recommendations_total_;  // OBS-5: the static GPU values written

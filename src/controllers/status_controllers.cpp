@@ -4,6 +4,7 @@
 
 #include "controllers/policy_status.h"
 #include "act/status_writer.h"
+#include "observe/catalog.h"
 #include "controllers/validity_status.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/manager.h"
@@ -15,9 +16,9 @@ void add_validity_status(const StatusSources& s) {
   d.writer = act::client_status_writer(s.client);
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
-  auto informer = s.kubex_informer;
-  d.object = [informer](api::Kind k, const std::string& key) -> common::ObjectPtr {
-    auto inf = informer(k);
+  const observe::CatalogCache* objects = s.kubex_objects;
+  d.object = [objects](api::Kind k, const std::string& key) -> common::ObjectPtr {
+    auto inf = objects->informer(k);
     return inf ? inf->get(key) : nullptr;
   };
   d.global_config_name = s.global_config_name;
@@ -25,7 +26,7 @@ void add_validity_status(const StatusSources& s) {
   auto c = std::make_shared<ValidityStatusController>(std::move(d));
   for (const auto& ki : api::all_kinds()) {
     if (!ValidityStatusController::handles(ki.kind)) continue;
-    if (auto inf = informer(ki.kind)) c->watch(ki.kind, *inf);
+    if (auto inf = s.kubex_objects->informer(ki.kind)) c->watch(ki.kind, *inf);
   }
   s.manager->add_runnable(c, /*leader_only=*/true);
 }
@@ -35,7 +36,7 @@ void add_policy_status(const StatusSources& s) {
   d.writer = act::client_status_writer(s.client);
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
-  d.catalog = s.catalog;
+  d.catalog = s.kubex_objects;
   std::vector<std::shared_ptr<kube::Informer>> workloads;
   for (const auto& inf : s.workload_informers) {
     if (inf) workloads.push_back(inf);
@@ -52,7 +53,7 @@ void add_policy_status(const StatusSources& s) {
   d.global_config_name = s.global_config_name;
   auto c = std::make_shared<PolicyStatusController>(std::move(d));
   for (const auto& ki : api::all_kinds()) {
-    auto inf = s.kubex_informer(ki.kind);
+    auto inf = s.kubex_objects->informer(ki.kind);
     if (!inf) continue;
     if (api::is_policy(ki.kind)) c->watch_policies(ki.kind, *inf);
     if (api::is_strategy(ki.kind)) c->watch_strategies(ki.kind, *inf);
@@ -69,7 +70,7 @@ void add_singleton_bootstrap(const StatusSources& s) {
   auto bootstrap = std::make_shared<SingletonBootstrap>(act::client_singleton_writer(s.client), o);
   // API-4: a deleted singleton is created again with its defaults (and the recreation logged).
   for (api::Kind k : {api::Kind::kGlobalConfiguration, api::Kind::kPolicyEvaluation}) {
-    if (auto inf = s.kubex_informer ? s.kubex_informer(k) : nullptr) {
+    if (auto inf = s.kubex_objects->informer(k)) {
       kube::InformerHandlers h;
       h.on_delete = [b = bootstrap.get()](const kube::ObjectPtr& obj) {
         if (obj) b->singleton_deleted(obj->name);

@@ -22,14 +22,17 @@ namespace kubex::decide::policy {
 class Catalog;
 }
 
+namespace kubex::observe {
+class CatalogCache;
+}
+
 namespace kubex::controllers {
 
 struct StatusSources {
   kube::Manager* manager = nullptr;
   std::shared_ptr<kube::Client> client;
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;
-  // The informer of a rightsizing.kubex.ai kind.
-  std::function<std::shared_ptr<kube::Informer>(api::Kind k)> kubex_informer;
+  // kubex's own objects: the informer of each rightsizing.kubex.ai kind and the catalog built from them.
+  const observe::CatalogCache* kubex_objects = nullptr;
   // The owner kinds' informers (SEL-1: Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Rollouts,
   // AnalysisRuns, Models, StrimziPodSets); nulls are skipped.
   std::vector<std::shared_ptr<kube::Informer>> workload_informers;

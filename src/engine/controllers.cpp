@@ -91,9 +91,7 @@ controllers::StatusSources status_sources(EngineState& s) {
   controllers::StatusSources out;
   out.manager = &s.manager;
   out.client = s.client;
-  observe::CatalogCache* inv = &s.inventory;
-  out.catalog = [inv] { return inv->catalog(); };
-  out.kubex_informer = [inv](api::Kind k) { return inv->informer(k); };
+  out.kubex_objects = &s.inventory;
   const observe::Caches& c = s.caches;
   out.workload_informers = {c.deployments, c.statefulsets, c.daemonsets,     c.jobs,  c.cronjobs,
                             c.rollouts,    c.analysisruns, c.strimzipodsets, c.models};
@@ -116,8 +114,7 @@ void add_controllers(EngineState& state) {
   add_global_config_controller(state, kai_queues(state, gc));
   add_global_config_controller(state, webhook_health(state, gc, webhook_healthy));
 
-  observe::CatalogCache* inventory = &state.inventory;
-  auto catalog = [inventory] { return inventory->catalog(); };
+  const observe::CatalogView& catalog = state.inventory;
 
   // Owner annotations: static values (SEL-7) and the proactive ConfigMap (PRO-6).
   controllers::StaticOwnerOptions so;

@@ -104,7 +104,7 @@ void install_cr_validation(const WebhookContext& ctx) {
   const observe::CatalogCache* inventory = &ctx.inventory;
   const observe::Caches* caches = &ctx.caches;
   bool early = ctx.options.early_webhook_enabled;
-  deps.catalog = [inventory] { return inventory->catalog(); };
+  deps.catalog = inventory;
   deps.context = [caches, early] {
     api::ValidationContext vc;
     vc.early_webhook_enabled = early;

@@ -15,6 +15,7 @@
 
 #include "api/kinds.h"
 #include "common/cached_object.h"
+#include "observe/catalog_view.h"
 
 namespace kubex::kube {
 class Client;
@@ -32,7 +33,7 @@ struct CatalogOptions {
   std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
 };
 
-class CatalogCache {
+class CatalogCache final : public CatalogView {
  public:
   CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogOptions options = {});
   ~CatalogCache();
@@ -42,7 +43,7 @@ class CatalogCache {
   std::shared_ptr<kube::Informer> informer(api::Kind k) const;
 
   // The current catalog. Cheap when nothing changed since the last call.
-  std::shared_ptr<const decide::policy::Catalog> catalog() const;
+  std::shared_ptr<const decide::policy::Catalog> catalog() const override;
   // The singletons' cached objects (nullptr when missing).
   common::ObjectPtr global_config() const;
   common::ObjectPtr policy_evaluation() const;

@@ -1,5 +1,7 @@
 #include "webhook/cr_validation.h"
 
+#include "observe/catalog_view.h"
+
 #include <nlohmann/json.hpp>
 
 namespace kubex::webhook {
@@ -7,7 +9,7 @@ namespace kubex::webhook {
 AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind kind) const {
   if (req.operation == Operation::kDelete) {
     if (!api::is_strategy(kind) || !deps_.catalog) return AdmissionResponse::allow();
-    auto refs = deps_.catalog()->referencing(kind, req.ns, req.name);
+    auto refs = deps_.catalog->catalog()->referencing(kind, req.ns, req.name);
     if (refs.empty()) return AdmissionResponse::allow();
     std::string by;
     for (const auto& r : refs) by += (by.empty() ? "" : ", ") + r;

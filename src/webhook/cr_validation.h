@@ -11,10 +11,14 @@
 #include "decide/policy/catalog.h"
 #include "webhook/admission_review.h"
 
+namespace kubex::observe {
+class CatalogView;
+}
+
 namespace kubex::webhook {
 
 struct CrValidationDeps {
-  std::function<std::shared_ptr<const decide::policy::Catalog>()> catalog;  // for the strategy DELETE check
+  const observe::CatalogView* catalog = nullptr;  // for the strategy DELETE check
   std::function<api::ValidationContext()> context;                          // VAL-2 inputs; may be empty
 };
 

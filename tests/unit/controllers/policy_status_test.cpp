@@ -25,6 +25,7 @@ class PolicyFixture : public ::testing::Test {
  protected:
   FakeApi api;
   FakeCache cache{&api};
+  FakeCatalogView cache_view{&cache};
   common::FakeClock clock;
   std::vector<json> events;
   kube::Metrics metrics;
@@ -41,7 +42,7 @@ class PolicyFixture : public ::testing::Test {
     PolicyStatusDeps d;
     d.writer = std::make_unique<FakeStatusWriter>(&api);
     d.events = recorder.get();
-    d.catalog = [this] { return cache.catalog(); };
+    d.catalog = &cache_view;
     d.workloads = [this] { return workloads; };
     d.clock = &clock;
     d.metrics = &metrics;
@@ -287,7 +288,7 @@ TEST_F(PolicyFixture, ErrorsAreValues) {  // VAL-6, ENG-2, OBS-5
   api.fail.reset();
   PolicyStatusDeps d;
   d.writer = std::make_unique<FakeStatusWriter>(&api);
-  d.catalog = [this] { return cache.catalog(); };
+  d.catalog = &cache_view;
   d.workloads = []() -> std::vector<std::shared_ptr<const api::WorkloadView>> { throw std::bad_alloc(); };
   PolicyStatusController throwing(std::move(d));
   EXPECT_FALSE(throwing.reconcile("GpuReactivePolicy/ml/reactive"));

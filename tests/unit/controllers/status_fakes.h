@@ -19,6 +19,7 @@
 #include "api/views.h"
 #include "common/clock.h"
 #include "act/status_writer.h"
+#include "observe/catalog_view.h"
 #include "decide/policy/catalog.h"
 #include "kube/runtime/event_recorder.h"
 
@@ -143,6 +144,16 @@ class FakeCache {
  private:
   FakeApi* api_;
   std::map<std::pair<api::Kind, std::string>, common::ObjectPtr> items_;
+};
+
+// FakeCache as the controllers read it (observe::CatalogView).
+class FakeCatalogView final : public observe::CatalogView {
+ public:
+  explicit FakeCatalogView(const FakeCache* cache) : cache_(cache) {}
+  std::shared_ptr<const decide::policy::Catalog> catalog() const override { return cache_->catalog(); }
+
+ private:
+  const FakeCache* cache_;
 };
 
 // Keeps the Events the recorder creates.
