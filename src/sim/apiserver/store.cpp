@@ -242,6 +242,12 @@ std::uint64_t Store::compacted_rv(const std::string& storage) const {
   return std::max(floor_rv_, b ? b->compacted : 0);
 }
 
+std::uint64_t Store::last_event_rv(const std::string& storage) const {
+  std::lock_guard lk(mu_);
+  const Bucket* b = find_bucket(storage);
+  return b == nullptr || b->history.empty() ? 0 : b->history.back().rv;
+}
+
 void Store::compact_all() {
   std::lock_guard lk(mu_);
   floor_rv_ = rv_;

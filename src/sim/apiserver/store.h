@@ -99,6 +99,8 @@ class Store {
   // --- watch ---
   // Oldest resourceVersion a watch of `storage` may start from (older ones get 410 Gone).
   std::uint64_t compacted_rv(const std::string& storage) const;
+  // resourceVersion of the newest retained event of `storage` (0 when none is retained).
+  std::uint64_t last_event_rv(const std::string& storage) const;
   // Drops all retained history of every storage (tests use this to force 410 Gone).
   void compact_all();
   // Starts the watch window at the current resourceVersion, as kube-apiserver's watch cache begins at the

@@ -54,6 +54,15 @@ void ClusterContext::stop_feeds() {
   for (auto& [k, f] : feeds_) f->stop();
 }
 
+bool ClusterContext::feeds_caught_up() const {
+  auto* self = const_cast<ClusterContext*>(this);
+  std::lock_guard lk(self->feeds_mu_);
+  for (const auto& [k, f] : feeds_) {
+    if (!f->caught_up()) return false;
+  }
+  return true;
+}
+
 bool ClusterContext::feeds_synced() const {
   auto* self = const_cast<ClusterContext*>(this);
   std::lock_guard lk(self->feeds_mu_);

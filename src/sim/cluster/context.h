@@ -44,6 +44,8 @@ class ClusterContext {
   void start_feeds();
   void stop_feeds();
   bool feeds_synced() const;
+  // Every feed has delivered every retained event of its storage.
+  bool feeds_caught_up() const;
 
   // Records a core/v1 Event (aggregated: a repeat bumps count and lastTimestamp).
   void record_event(const ObjectRef& ref, const std::string& type, const std::string& reason,

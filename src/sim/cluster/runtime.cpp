@@ -32,6 +32,7 @@ void Feed::run() {
       StoreEvent ev{item.rv, EventType::kAdded, item.text, item.index, nullptr};
       for (auto& h : handlers_) h(EventType::kAdded, ev);
     }
+    delivered_rv_ = listed.rv;
     synced_ = true;
     auto cursor = store_.watch(storage_, listed.rv);
     if (!cursor) continue;  // history compacted between list and watch: relist
@@ -41,11 +42,16 @@ void Feed::run() {
       for (const auto& ev : events) {
         for (auto& h : handlers_) h(ev.type, ev);
       }
+      if (!events.empty()) delivered_rv_ = events.back().rv;
     }
     // Fell out of the retained window: relist. Handlers see ADDED for objects they may already know;
     // they must treat ADDED as an upsert. Deletions missed meanwhile are reconciled by the controllers'
     // periodic resyncs.
   }
+}
+
+bool Feed::caught_up() const {
+  return synced_ && delivered_rv_ >= store_.last_event_rv(storage_);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -113,6 +119,12 @@ void WorkQueue::shutdown() {
   std::lock_guard lk(mu_);
   shutdown_ = true;
   cv_.notify_all();
+}
+
+bool WorkQueue::idle() const {
+  std::lock_guard lk(mu_);
+  const bool due = !delayed_.empty() && delayed_.begin()->first <= std::chrono::steady_clock::now();
+  return queue_.empty() && processing_.empty() && dirty_.empty() && !due;
 }
 
 std::size_t WorkQueue::size() const {

@@ -39,6 +39,8 @@ class Feed {
   void stop();
   // True once the initial objects were delivered.
   bool synced() const { return synced_; }
+  // True when the handlers have seen every event of the storage retained so far.
+  bool caught_up() const;
 
  private:
   void run();
@@ -46,6 +48,7 @@ class Feed {
   std::string storage_;
   std::vector<Handler> handlers_;
   std::atomic<bool> stop_{false}, synced_{false};
+  std::atomic<std::uint64_t> delivered_rv_{0};
   std::thread thread_;
 };
 
@@ -60,6 +63,8 @@ class WorkQueue {
   void done(const std::string& key);
   void shutdown();
   std::size_t size() const;
+  // No key is queued, due or being processed (keys delayed into the future do not count).
+  bool idle() const;
 
  private:
   mutable std::mutex mu_;
@@ -81,6 +86,8 @@ class Controller {
   void start();
   void stop();
   const std::string& name() const { return name_; }
+  // Nothing to reconcile now (see WorkQueue::idle).
+  bool idle() const { return queue_.idle(); }
 
  private:
   std::string name_;

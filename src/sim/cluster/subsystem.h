@@ -22,6 +22,9 @@ class Subsystem {
   virtual ~Subsystem() = default;
   virtual void start() = 0;
   virtual void stop() = 0;
+  // Nothing to do right now (work scheduled for later does not count). Tests wait for it, with a deadline,
+  // before asserting that something did not happen.
+  virtual bool idle() const { return true; }
 };
 
 // Decides when a running container crashes for GPU reasons (CUDA out of memory). Implemented by the GPU

@@ -215,6 +215,7 @@ class WorkloadController : public Subsystem {
   WorkloadController(WorkloadEnv& env, const std::string& name, int workers);
   void start() override { controller_.start(); }
   void stop() override { controller_.stop(); }
+  bool idle() const override { return controller_.idle(); }
 
  protected:
   using Requeue = std::optional<std::chrono::milliseconds>;

@@ -1,4 +1,5 @@
 // The workload controllers of the simulated cluster, as kube-controller-manager (and KubeAI) would run them.
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -33,6 +34,9 @@ class WorkloadControllers final : public Subsystem {
   }
   void stop() override {
     for (auto& p : parts_) p->stop();
+  }
+  bool idle() const override {
+    return std::all_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->idle(); });
   }
 
  private:

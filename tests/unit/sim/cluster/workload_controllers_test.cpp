@@ -136,7 +136,7 @@ TEST(WorkloadControllers, RollingUpdateHonoursSurgeAndUnavailable) {
   // maxSurge 1, maxUnavailable 0: one new pod, old set untouched until it is ready.
   ASSERT_TRUE(Harness::eventually(
       [&] { return h.list(replicasets()).size() == 2 && live_pods(h, "app=roll") == 4; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(h.settled());
   EXPECT_EQ(live_pods(h, "app=roll"), 4u) << "never more than replicas + maxSurge";
   EXPECT_EQ(h.get(replicasets() + "/" + old_rs)["spec"]["replicas"], 3);
   // Drive the rollout like a kubelet would: ready every new pod, and watch the bounds all along.
@@ -200,7 +200,7 @@ TEST(WorkloadControllers, StatefulSetOrderedReadyAndStableNames) {
                                                           {"selector", {{"matchLabels", {{"app", "db"}}}}},
                                                           {"template", pod_template("db")}}}});
   ASSERT_TRUE(Harness::eventually([&] { return live_pods(h, "app=db") == 1; }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_TRUE(h.settled());
   ASSERT_EQ(live_pods(h, "app=db"), 1u) << "db-1 must wait for db-0 to be Running and Ready";
   json p0 = h.get(core_path("pods", kNs, "db-0"));
   EXPECT_EQ(p0["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"], "db-0");
@@ -302,7 +302,7 @@ TEST(WorkloadControllers, CronJobFollowsTheInjectedClock) {
   auto touch = [&](int n) {  // enqueue the CronJob (the real-time requeue would wait for the real minute)
     h.patch(cronjobs + "/tick", {{"metadata", {{"annotations", {{"touch", std::to_string(n)}}}}}});
   };
-  std::this_thread::sleep_for(milliseconds(200));
+  ASSERT_TRUE(h.settled());
   EXPECT_TRUE(h.list(jobs).empty()) << "nothing due before 10:05";
   h.clock.set(common::TimePoint{sys_days{year{2026} / 3 / 15}} + hours(10) + minutes(5) + seconds(1));
   touch(1);
@@ -319,7 +319,7 @@ TEST(WorkloadControllers, CronJobFollowsTheInjectedClock) {
   // Forbid: the next run is skipped while the first is active; hours of missed runs start only the latest.
   h.clock.set(common::TimePoint{sys_days{year{2026} / 3 / 15}} + hours(10) + minutes(11));
   touch(2);
-  std::this_thread::sleep_for(milliseconds(300));
+  ASSERT_TRUE(h.settled());
   EXPECT_EQ(h.list(jobs).size(), 1u);
   auto complete = [&](const std::string& job, const char* at) {
     h.patch(jobs + "/" + job + "/status",
@@ -335,7 +335,7 @@ TEST(WorkloadControllers, CronJobFollowsTheInjectedClock) {
   std::string latest = cronjob_job_name("tick", sys_days{year{2026} / 3 / 15} + hours(13));
   ASSERT_TRUE(Harness::eventually([&] { return h.get(jobs + "/" + latest).is_object(); }))
       << h.get(cronjobs + "/tick").dump();
-  std::this_thread::sleep_for(milliseconds(200));
+  ASSERT_TRUE(h.settled());
   EXPECT_EQ(h.list(jobs).size(), 3u) << "one job for any number of missed runs";
   ASSERT_TRUE(Harness::eventually([&] {
     json s = h.get(cronjobs + "/tick")["status"];

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -85,6 +86,20 @@ class Harness {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     return pred();
+  }
+
+  // Waits until the workload controllers have nothing left to do: every feed has delivered the store's
+  // events, no key is queued, due or being reconciled, and no write landed meanwhile. After it, an assertion
+  // that something did NOT happen needs no sleep. False when that takes more than 15 s.
+  bool settled() {
+    return eventually([&] {
+      const std::uint64_t rv = api_.store().current_rv();
+      if (!ctx_->feeds_caught_up()) return false;
+      for (const auto& p : parts_) {
+        if (!p->idle()) return false;
+      }
+      return api_.store().current_rv() == rv;
+    });
   }
 
   common::FakeClock clock;
