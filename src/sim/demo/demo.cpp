@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -229,11 +230,29 @@ class Demo {
   int gpus_in_cluster();
   void live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus);
 
+  // The steps of run(), in order; each returns the exit code when the demo ends there.
+  std::optional<int> prepare();
+  std::optional<int> start_cluster();
+  std::optional<int> start_prometheus();
+  std::optional<int> install_crds();
+  std::optional<int> start_engine();
+  std::optional<int> apply_examples();
+  std::optional<int> watch_workloads();
+  int finish();
+
   DemoOptions o_;
   Interrupts intr_;
-  std::string dir_;
+  std::string dir_, sim_log_, engine_log_, prom_log_;
+  std::string kubex_, prometheus_binary_;
   std::unique_ptr<cluster::Instance> sim_;
+  std::unique_ptr<Applier> apply_;
   ChildProcess prometheus_, engine_;
+  int gpus_ = 0;
+  int prom_port_ = 0, metrics_port_ = 0, health_port_ = 0;
+  std::size_t expected_pods_ = 0;
+  std::vector<WrittenWorkload> written_;
+  std::vector<PodRow> rows_;
+  bool settled_ = false;
 };
 
 void Demo::shutdown() {
@@ -271,7 +290,16 @@ void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tt
 }
 
 int Demo::run() {
-  // Work dir and logs.
+  using Step = std::optional<int> (Demo::*)();
+  for (Step step : {&Demo::prepare, &Demo::start_cluster, &Demo::start_prometheus, &Demo::install_crds,
+                    &Demo::start_engine, &Demo::apply_examples, &Demo::watch_workloads}) {
+    if (auto code = (this->*step)()) return *code;
+  }
+  return finish();
+}
+
+// Work dir, logs and the binaries the demo runs.
+std::optional<int> Demo::prepare() {
   if (o_.work_dir.empty()) {
     char tmpl[] = "/tmp/kubex-demo-XXXXXX";
     if (!::mkdtemp(tmpl)) return fail("creating a work directory", "mkdtemp failed", "");
@@ -280,34 +308,44 @@ int Demo::run() {
     dir_ = o_.work_dir;
     std::filesystem::create_directories(dir_);
   }
-  std::string sim_log = dir_ + "/kubex-sim.log", engine_log = dir_ + "/kubex-engine.log",
-              prom_log = dir_ + "/prometheus.log";
-  std::FILE* sim_log_file = std::fopen(sim_log.c_str(), "a");
+  sim_log_ = dir_ + "/kubex-sim.log";
+  engine_log_ = dir_ + "/kubex-engine.log";
+  prom_log_ = dir_ + "/prometheus.log";
+  std::FILE* sim_log_file = std::fopen(sim_log_.c_str(), "a");
   if (sim_log_file) common::set_log_output(sim_log_file);
-  std::string kubex = o_.kubex_binary.empty() ? self_dir() + "/kubex" : o_.kubex_binary;
-  std::string prometheus = find_program(o_.prometheus_binary);
-  if (access(kubex.c_str(), X_OK) != 0) return fail("starting", "no kubex binary at " + kubex, "");
-  if (prometheus.empty())
+  kubex_ = o_.kubex_binary.empty() ? self_dir() + "/kubex" : o_.kubex_binary;
+  prometheus_binary_ = find_program(o_.prometheus_binary);
+  if (access(kubex_.c_str(), X_OK) != 0) return fail("starting", "no kubex binary at " + kubex_, "");
+  if (prometheus_binary_.empty())
     return fail("starting", "no prometheus binary (scripts/install-deps.sh installs it)", "");
 
   say("== kubex demo: GPU sharing with KAI on a simulated cluster ==");
   say("   work directory: " + dir_);
-  say("   logs: " + sim_log + "\n         " + engine_log + "\n         " + prom_log);
+  say("   logs: " + sim_log_ + "\n         " + engine_log_ + "\n         " + prom_log_);
+  return std::nullopt;
+}
 
-  // 1. The simulated cluster.
+// 1. The simulated cluster.
+std::optional<int> Demo::start_cluster() {
   cluster::InstanceOptions io;
   io.kubeconfig = dir_ + "/kubeconfig";
   io.cluster.kubelet.start_delay = milliseconds(500);
   io.cluster.kubelet.ready_delay = milliseconds(500);
   auto sim = cluster::Instance::start(io, gpu::make_gpu_model);
-  if (!sim) return fail("starting kubex-sim", sim.error().str(), sim_log);
+  if (!sim) return fail("starting kubex-sim", sim.error().str(), sim_log_);
   sim_ = std::move(*sim);
-  int gpus = gpus_in_cluster();
-  say("1. kubex-sim is up at " + sim_->url() + ": 4 nodes, " + std::to_string(gpus) +
+  apply_ = std::make_unique<Applier>(sim_->api());
+  gpus_ = gpus_in_cluster();
+  say("1. kubex-sim is up at " + sim_->url() + ": 4 nodes, " + std::to_string(gpus_) +
       " GPUs (3 nodes with 2 Tesla-T4 each, 1 CPU node)");
+  return std::nullopt;
+}
 
-  // 2. Prometheus scraping the simulated GPU exporter.
-  int prom_port = free_port(), metrics_port = free_port(), health_port = free_port();
+// 2. Prometheus scraping the simulated GPU exporter.
+std::optional<int> Demo::start_prometheus() {
+  prom_port_ = free_port();
+  metrics_port_ = free_port();
+  health_port_ = free_port();
   std::string metrics_target = sim_->metrics_url().substr(7);  // host:port/metrics
   metrics_target = metrics_target.substr(0, metrics_target.find('/'));
   std::string prom_cfg =
@@ -317,27 +355,30 @@ int Demo::run() {
       metrics_target +
       "']}]\n"
       "  - job_name: kubex-engine\n    static_configs: [{targets: ['127.0.0.1:" +
-      std::to_string(metrics_port) + "']}]\n";
+      std::to_string(metrics_port_) + "']}]\n";
   if (auto w = common::write_file_atomic(dir_ + "/prometheus.yml", prom_cfg, 0644); !w) {
     return fail("configuring Prometheus", w.error().str(), "");
   }
-  if (auto r = prometheus_.start({prometheus, "--config.file=" + dir_ + "/prometheus.yml",
+  if (auto r = prometheus_.start({prometheus_binary_, "--config.file=" + dir_ + "/prometheus.yml",
                                   "--storage.tsdb.path=" + dir_ + "/prometheus-data",
-                                  "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)},
-                                 prom_log);
+                                  "--web.listen-address=127.0.0.1:" + std::to_string(prom_port_)},
+                                 prom_log_);
       !r) {
-    return fail("starting Prometheus", r.error().str(), prom_log);
+    return fail("starting Prometheus", r.error().str(), prom_log_);
   }
   std::string why = wait_until(intr_, "Prometheus", seconds(30), [&] {
     int status = 0;
-    http_get(prom_port, "/-/ready", &status);
+    http_get(prom_port_, "/-/ready", &status);
     return status == 200 ? "" : "Prometheus is not ready";
   });
-  if (!why.empty()) return give_up("starting Prometheus", why, prom_log);
-  say("2. Prometheus scrapes the GPU exporter every second: http://127.0.0.1:" + std::to_string(prom_port));
+  if (!why.empty()) return give_up("starting Prometheus", why, prom_log_);
+  say("2. Prometheus scrapes the GPU exporter every second: http://127.0.0.1:" + std::to_string(prom_port_));
+  return std::nullopt;
+}
 
-  // 3. The CRDs, the engine's namespace and its GlobalConfiguration (what the Helm charts install).
-  Applier apply(sim_->api());
+// 3. The CRDs, the engine's namespace and its GlobalConfiguration (what the Helm charts install).
+std::optional<int> Demo::install_crds() {
+  Applier& apply = *apply_;
   int crds = 0;
   for (const auto& f : embedded_files()) {
     if (f.path.rfind(kCrdDir, 0) != 0) continue;
@@ -352,14 +393,18 @@ int Demo::run() {
                  {"kind", "GlobalConfiguration"},
                  {"metadata", {{"name", "global-config"}}},
                  {"spec",
-                  {{"prometheus", {{"url", "http://127.0.0.1:" + std::to_string(prom_port)}}},
+                  {{"prometheus", {{"url", "http://127.0.0.1:" + std::to_string(prom_port_)}}},
                    {"webhookHealth", {{"transitionCheckInterval", "2s"}, {"successThreshold", 1}}}}}};
   if (auto r = apply.apply(global); !r) return fail("creating global-config", r.error().str(), "");
   say("3. installed " + std::to_string(crds) +
-      " rightsizing.kubex.ai CRDs and global-config (Prometheus at port " + std::to_string(prom_port) + ")");
+      " rightsizing.kubex.ai CRDs and global-config (Prometheus at port " + std::to_string(prom_port_) + ")");
+  return std::nullopt;
+}
 
-  // 4. The engine: webhooks (early and late), KAI queues, controllers.
-  std::vector<std::string> args = {kubex,
+// 4. The engine: webhooks (early and late), KAI queues, controllers.
+std::optional<int> Demo::start_engine() {
+  Applier& apply = *apply_;
+  std::vector<std::string> args = {kubex_,
                                    "engine",
                                    "--kubeconfig",
                                    sim_->kubeconfig(),
@@ -372,16 +417,16 @@ int Demo::run() {
                                    "--early-webhook-enabled",
                                    "--kai-queues",
                                    "--metrics-bind-address",
-                                   "127.0.0.1:" + std::to_string(metrics_port),
+                                   "127.0.0.1:" + std::to_string(metrics_port_),
                                    "--health-probe-bind-address",
-                                   "127.0.0.1:" + std::to_string(health_port)};
-  if (auto r = engine_.start(args, engine_log); !r)
-    return fail("starting kubex engine", r.error().str(), engine_log);
-  why = wait_until(
+                                   "127.0.0.1:" + std::to_string(health_port_)};
+  if (auto r = engine_.start(args, engine_log_); !r)
+    return fail("starting kubex engine", r.error().str(), engine_log_);
+  std::string why = wait_until(
       intr_, "kubex engine (webhooks registered, KAI queues, webhook health probe)", seconds(60),
       [&]() -> std::string {
         int status = 0;
-        http_get(health_port, "/readyz", &status);
+        http_get(health_port_, "/readyz", &status);
         if (status != 200) return "the engine is not ready (/readyz)";
         for (const char* cfg :
              {"000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration"}) {
@@ -404,17 +449,19 @@ int Demo::run() {
         return "";
       },
       &engine_);
-  if (!why.empty()) return give_up("starting kubex engine", why, engine_log);
+  if (!why.empty()) return give_up("starting kubex engine", why, engine_log_);
   say("4. kubex engine is running: early (000-) and late (zzz-) pod webhooks registered, KAI queues "
       "created,");
   say("   PodAdmissionWebhookHealthy=True");
+  return std::nullopt;
+}
 
-  // 5. The guide's starter example and the demo's policies; once kubex reports them resolved (it has them in
-  // its caches), the workloads: a pod is sized when it is created.
+// 5. The guide's starter example and the demo's policies; once kubex reports them resolved (it has them in
+// its caches), the workloads: a pod is sized when it is created.
+std::optional<int> Demo::apply_examples() {
+  Applier& apply = *apply_;
   double requested_before = 0;
-  std::size_t expected_pods = 0;
   int step = 5;
-  std::vector<WrittenWorkload> written;
   std::vector<std::pair<std::string, std::string>> policies;  // (plural, name) of the rightsizing policies
   for (const char* path : {kStarterExample, kDemoPolicies, kDemoWorkloads}) {
     const std::string* text = embedded(path);
@@ -423,7 +470,7 @@ int Demo::run() {
       return fail("applying the examples", std::string(path) + " is not compiled into this kubex-sim", "");
     }
     if (path == std::string(kDemoWorkloads)) {
-      why = wait_until(
+      std::string why = wait_until(
           intr_, "kubex to resolve the policies", seconds(60),
           [&]() -> std::string {
             for (const auto& [plural, name] : policies) {
@@ -434,11 +481,11 @@ int Demo::run() {
             return "";
           },
           &engine_);
-      if (!why.empty()) return give_up("waiting for the policies", why, engine_log);
+      if (!why.empty()) return give_up("waiting for the policies", why, engine_log_);
     }
     if (auto r = apply.apply_yaml(path, *text); !r) {
       shutdown();
-      return fail("applying " + std::string(path), r.error().str(), engine_log);
+      return fail("applying " + std::string(path), r.error().str(), engine_log_);
     }
     auto docs = common::yaml_to_json_documents(*text);
     for (const auto& d : docs ? *docs : std::vector<json>{}) {
@@ -452,39 +499,41 @@ int Demo::run() {
       }
       if (auto w = written_workload(d)) {
         requested_before += w->gpus();
-        expected_pods += static_cast<std::size_t>(w->replicas);
-        written.push_back(*w);
+        expected_pods_ += static_cast<std::size_t>(w->replicas);
+        written_.push_back(*w);
       }
     }
     say(std::to_string(step++) + ". applied " + path);
   }
   say("   the workloads ask for " + format_gpus(requested_before) + " GPUs as written");
   say("");
+  return std::nullopt;
+}
 
-  // Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
+// Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
+std::optional<int> Demo::watch_workloads() {
+  Applier& apply = *apply_;
   bool tty = isatty(STDOUT_FILENO);
   std::string last;
-  std::vector<PodRow> rows;
   auto deadline = Clock::now() + o_.timeout;
   auto stable_since = Clock::time_point::max();
-  bool settled = false;
   while (Clock::now() < deadline) {
     if (!engine_.running()) {
       shutdown();
       return fail("running the workloads",
-                  "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")", engine_log);
+                  "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")", engine_log_);
     }
-    rows = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
-    live_view(rows, last, tty, gpus);
+    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
+    live_view(rows_, last, tty, gpus_);
     std::size_t running = 0, pending = 0;
-    for (const auto& r : rows) {
+    for (const auto& r : rows_) {
       if (r.status == "Running") ++running;
       if (r.status != "Running" && r.status != "Terminating") ++pending;
     }
-    if (running >= expected_pods && pending == 0) {
+    if (running >= expected_pods_ && pending == 0) {
       if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
       if (Clock::now() - stable_since >= seconds(3)) {
-        settled = true;
+        settled_ = true;
         break;
       }
     } else {
@@ -496,27 +545,30 @@ int Demo::run() {
       return 130;
     }
   }
+  return std::nullopt;
+}
 
-  // The report.
-  Report report = make_report(written, rows, gpus);
+// The report; with --keep-running the cluster stays up until Ctrl-C.
+int Demo::finish() {
+  Report report = make_report(written_, rows_, gpus_);
   say("");
   say("== kubex demo report ==");
   std::printf("%s", render_report(report).c_str());
-  if (!settled)
+  if (!settled_)
     say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
   say("");
-  say("logs: " + sim_log + ", " + engine_log + ", " + prom_log);
+  say("logs: " + sim_log_ + ", " + engine_log_ + ", " + prom_log_);
   if (o_.keep_running) {
     say("");
     say("The cluster keeps running. Explore it with kubectl:");
     say("  export KUBECONFIG=" + sim_->kubeconfig());
     say("  kubectl get pods -A -L kai.scheduler/queue,runai-gpu-group");
     say("  kubectl get clusterautomationstrategies,clusterstaticpolicies,globalconfigurations");
-    say("Prometheus: http://127.0.0.1:" + std::to_string(prom_port) + "   (Ctrl-C stops everything)");
+    say("Prometheus: http://127.0.0.1:" + std::to_string(prom_port_) + "   (Ctrl-C stops everything)");
     intr_.wait();
   }
   shutdown();
-  return settled ? 0 : 1;
+  return settled_ ? 0 : 1;
 }
 
 }  // namespace
