@@ -155,6 +155,24 @@ void Store::append_event(const std::string& storage, const std::string& key, Buc
 
 namespace {
 void stamp_rv(nlohmann::json& obj, std::uint64_t rv) { obj["metadata"]["resourceVersion"] = std::to_string(rv); }
+
+// The object an update or delete of `key` applies to. On NotFound, or Conflict when `expected_rv` (0 = any)
+// is not the stored version, fills in `res` and returns end().
+std::map<std::string, StoredObject>::iterator find_for_write(std::map<std::string, StoredObject>& objects,
+                                                             const std::string& key, std::uint64_t expected_rv,
+                                                             Store::WriteResult& res) {
+  auto it = objects.find(key);
+  if (it == objects.end()) {
+    res.status = Store::WriteStatus::kNotFound;
+    return it;
+  }
+  if (expected_rv != 0 && it->second.rv != expected_rv) {
+    res.status = Store::WriteStatus::kConflict;
+    res.current = it->second;
+    return objects.end();
+  }
+  return it;
+}
 }  // namespace
 
 Store::WriteResult Store::create(const std::string& storage, const std::string& key, nlohmann::json& obj,
@@ -184,16 +202,8 @@ Store::WriteResult Store::update(const std::string& storage, const std::string& 
   WriteResult res;
   std::lock_guard lk(mu_);
   Bucket& b = bucket(storage);
-  auto it = b.objects.find(key);
-  if (it == b.objects.end()) {
-    res.status = WriteStatus::kNotFound;
-    return res;
-  }
-  if (expected_rv != 0 && it->second.rv != expected_rv) {
-    res.status = WriteStatus::kConflict;
-    res.current = it->second;
-    return res;
-  }
+  auto it = find_for_write(b.objects, key, expected_rv, res);
+  if (it == b.objects.end()) return res;
   std::uint64_t rv = ++rv_;
   stamp_rv(obj, rv);
   auto text = std::make_shared<const std::string>(obj.dump());
@@ -211,16 +221,8 @@ Store::WriteResult Store::remove(const std::string& storage, const std::string& 
   WriteResult res;
   std::lock_guard lk(mu_);
   Bucket& b = bucket(storage);
-  auto it = b.objects.find(key);
-  if (it == b.objects.end()) {
-    res.status = WriteStatus::kNotFound;
-    return res;
-  }
-  if (expected_rv != 0 && it->second.rv != expected_rv) {
-    res.status = WriteStatus::kConflict;
-    res.current = it->second;
-    return res;
-  }
+  auto it = find_for_write(b.objects, key, expected_rv, res);
+  if (it == b.objects.end()) return res;
   std::uint64_t rv = ++rv_;
   // The DELETED event carries the last state stamped with the deletion's resourceVersion.
   nlohmann::json last = final_state ? *final_state : nlohmann::json::parse(*it->second.text, nullptr, false);

@@ -223,6 +223,7 @@ std::optional<Kind> static_result_kind(const Node& n) {
           return Kind::kList;
       }
     case NodeOp::kCall:
+      if (is_time_accessor(n.fn)) return Kind::kInt;
       switch (n.fn) {
         case Fn::kNot:
         case Fn::kEq:
@@ -252,16 +253,6 @@ std::optional<Kind> static_result_kind(const Node& n) {
         case Fn::kCompareTo:
         case Fn::kAsInteger:
         case Fn::kSign:
-        case Fn::kGetFullYear:
-        case Fn::kGetMonth:
-        case Fn::kGetDayOfYear:
-        case Fn::kGetDayOfMonth:
-        case Fn::kGetDate:
-        case Fn::kGetDayOfWeek:
-        case Fn::kGetHours:
-        case Fn::kGetMinutes:
-        case Fn::kGetSeconds:
-        case Fn::kGetMilliseconds:
           return Kind::kInt;
         case Fn::kString:
         case Fn::kLowerAscii:

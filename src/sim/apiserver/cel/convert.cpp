@@ -290,19 +290,8 @@ Val convert_function(Fn fn, const std::vector<Value>& args) {
       if (args[0].kind() != Kind::kString) return no_overload();
       if (auto t = parse_rfc3339(args[0].as_string())) return Value{*t};
       return conversion_error(args[0], "google.protobuf.Timestamp");
-    case Fn::kGetFullYear:
-    case Fn::kGetMonth:
-    case Fn::kGetDayOfYear:
-    case Fn::kGetDayOfMonth:
-    case Fn::kGetDate:
-    case Fn::kGetDayOfWeek:
-    case Fn::kGetHours:
-    case Fn::kGetMinutes:
-    case Fn::kGetSeconds:
-    case Fn::kGetMilliseconds:
-      return time_accessor(fn, args);
     default:
-      return no_overload();
+      return is_time_accessor(fn) ? time_accessor(fn, args) : no_overload();
   }
 }
 

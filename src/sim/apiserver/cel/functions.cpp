@@ -387,6 +387,7 @@ Val call_function(const Node& n, std::vector<Value>& args, EvalContext& ctx) {
   for (const Value& a : args) work += work_of(a);
   if (!ctx.charge(work / 32))
     return std::unexpected(Err{std::string(kCostExceededMessage), ErrKind::kCostExceeded});
+  if (is_time_accessor(n.fn)) return convert_function(n.fn, args);
   switch (n.fn) {
     case Fn::kAdd:
       return add(args[0], args[1]);
@@ -451,16 +452,6 @@ Val call_function(const Node& n, std::vector<Value>& args, EvalContext& ctx) {
     case Fn::kType:
     case Fn::kDuration:
     case Fn::kTimestamp:
-    case Fn::kGetFullYear:
-    case Fn::kGetMonth:
-    case Fn::kGetDayOfYear:
-    case Fn::kGetDayOfMonth:
-    case Fn::kGetDate:
-    case Fn::kGetDayOfWeek:
-    case Fn::kGetHours:
-    case Fn::kGetMinutes:
-    case Fn::kGetSeconds:
-    case Fn::kGetMilliseconds:
       return convert_function(n.fn, args);
     case Fn::kQuantity:
     case Fn::kIsQuantity:

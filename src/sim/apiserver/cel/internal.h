@@ -282,6 +282,11 @@ enum class Fn : uint16_t {
   kOr,
 };
 
+// getFullYear() ... getMilliseconds(): the time accessors (contiguous in Fn).
+inline bool is_time_accessor(Fn fn) {
+  return fn >= Fn::kGetFullYear && fn <= Fn::kGetMilliseconds;
+}
+
 struct Node {
   NodeOp op = NodeOp::kLiteral;
   int32_t pos = 0;    // byte offset into the source, for messages

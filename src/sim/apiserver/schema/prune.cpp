@@ -30,16 +30,7 @@ class Pruner {
       for (auto it = x.begin(); it != x.end(); ++it) {
         const std::string& k = it.key();
         if (embedded && is_meta_field(k)) continue;
-        if (const Node* prop = s->property(k)) {
-          Mark m = push_key(k);
-          prune(*it, prop, prop->embedded);
-          pop(m);
-        } else if (s->additional != Additional::kNone) {
-          const Node* ap = s->additional_schema.get();
-          Mark m = push_key(k);
-          prune(*it, ap, ap != nullptr && ap->embedded);
-          pop(m);
-        } else {
+        if (!prune_specified(k, *it, *s)) {
           record(k);
           drop.push_back(k);
         }
@@ -65,16 +56,7 @@ class Pruner {
       for (auto it = x.begin(); it != x.end(); ++it) {
         const std::string& k = it.key();
         if (embedded && is_meta_field(k)) continue;
-        if (const Node* prop = s->property(k)) {
-          Mark m = push_key(k);
-          prune(*it, prop, prop->embedded);
-          pop(m);
-        } else if (s->additional != Additional::kNone) {
-          const Node* ap = s->additional_schema.get();
-          Mark m = push_key(k);
-          prune(*it, ap, ap != nullptr && ap->embedded);
-          pop(m);
-        }
+        prune_specified(k, *it, *s);
       }
     } else if (x.is_array()) {
       const Node* items = s->items.get();
@@ -84,6 +66,17 @@ class Pruner {
         pop(m);
       }
     }
+  }
+
+  // Prunes below field `k` of an object whose schema is `s`; false when `s` does not specify `k`.
+  bool prune_specified(const std::string& k, json& v, const Node& s) {
+    const Node* child = s.property(k);
+    if (child == nullptr && s.additional == Additional::kNone) return false;
+    if (child == nullptr) child = s.additional_schema.get();
+    Mark m = push_key(k);
+    prune(v, child, child != nullptr && child->embedded);
+    pop(m);
+    return true;
   }
 
   Mark push_key(const std::string& k) {
