@@ -111,25 +111,13 @@ Store::ListResult Store::list(const std::string& storage, const std::string& ns,
   const Bucket* b = find_bucket(storage);
   if (!b) return out;
   auto it = after_key.empty() ? b->objects.begin() : b->objects.upper_bound(after_key);
-  if (!ns.empty()) {
-    std::string prefix = ns + "/";
-    if (after_key.empty() || after_key < prefix) it = b->objects.lower_bound(prefix);
-    for (; it != b->objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-      if (filter && !filter(*it->second.index)) continue;
-      if (limit && out.items.size() >= limit) {
-        out.more = true;
-        break;
-      }
-      out.items.push_back(it->second);
-      out.last_key = it->first;
-    }
-    if (out.more && !filter) {
-      out.remaining = 0;
-      for (; it != b->objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) ++out.remaining;
-    }
-    return out;
-  }
-  for (; it != b->objects.end(); ++it) {
+  // A namespace's objects are the keys "<ns>/...".
+  const std::string prefix = ns.empty() ? std::string() : ns + "/";
+  if (!prefix.empty() && (after_key.empty() || after_key < prefix)) it = b->objects.lower_bound(prefix);
+  auto in_range = [&](auto i) {
+    return i != b->objects.end() && i->first.compare(0, prefix.size(), prefix) == 0;
+  };
+  for (; in_range(it); ++it) {
     if (filter && !filter(*it->second.index)) continue;
     if (limit && out.items.size() >= limit) {
       out.more = true;
@@ -139,7 +127,10 @@ Store::ListResult Store::list(const std::string& storage, const std::string& ns,
     out.last_key = it->first;
   }
   // Like kube-apiserver, remainingItemCount is only known for unfiltered lists.
-  if (out.more && !filter) out.remaining = static_cast<std::int64_t>(std::distance(it, b->objects.end()));
+  if (out.more && !filter) {
+    out.remaining = 0;
+    for (; in_range(it); ++it) ++out.remaining;
+  }
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <thread>
+#include <utility>
 
 namespace kubex::sim::gpu {
 
@@ -62,21 +63,19 @@ void append_header(std::string& out, const Family& f) {
 }
 
 std::string labels_of(const Sample& s) {
-  std::string out = "{namespace=\"";
-  out += escape_label_value(s.ns);
-  out += "\",pod=\"";
-  out += escape_label_value(s.pod);
-  out += "\",container=\"";
-  out += escape_label_value(s.container);
-  out += "\",node=\"";
-  out += escape_label_value(s.node);
-  out += "\",gpu_uuid=\"";
-  out += escape_label_value(s.gpu_uuid);
-  out += "\",gpu_model=\"";
-  out += escape_label_value(s.gpu_model);
-  out += "\",gpu_allocation_type=\"";
-  out += escape_label_value(s.allocation_type);
-  out += "\"}";
+  const std::pair<const char*, const std::string*> labels[] = {
+      {"namespace", &s.ns},          {"pod", &s.pod},           {"container", &s.container},
+      {"node", &s.node},             {"gpu_uuid", &s.gpu_uuid}, {"gpu_model", &s.gpu_model},
+      {"gpu_allocation_type", &s.allocation_type}};
+  std::string out = "{";
+  for (const auto& [name, value] : labels) {
+    if (out.size() > 1) out += ',';
+    out += name;
+    out += "=\"";
+    out += escape_label_value(*value);
+    out += '"';
+  }
+  out += '}';
   return out;
 }
 

@@ -243,6 +243,21 @@ std::optional<int> cmp_numbers(const Value& a, const Value& b) {
   }
 }
 
+// Element-wise equality of lists and maps: any unequal pair decides false; otherwise the first error, if any.
+struct EqualityFold {
+  std::optional<Err> err;
+  // False when the pair was unequal (the whole comparison is false then).
+  bool add(const std::expected<bool, Err>& e) {
+    if (e) return *e;
+    if (!err) err = e.error();
+    return true;
+  }
+  std::expected<bool, Err> result() const {
+    if (err) return std::unexpected(*err);
+    return true;
+  }
+};
+
 }  // namespace
 
 std::expected<bool, Err> equals(const Value& a, const Value& b) {
@@ -281,35 +296,22 @@ std::expected<bool, Err> equals(const Value& a, const Value& b) {
       const auto& la = a.as_list();
       const auto& lb = b.as_list();
       if (la.size() != lb.size()) return false;
-      std::optional<Err> err;
+      EqualityFold fold;
       for (std::size_t i = 0; i < la.size(); ++i) {
-        auto e = equals(la[i], lb[i]);
-        if (!e) {
-          if (!err) err = e.error();
-        } else if (!*e) {
-          return false;
-        }
+        if (!fold.add(equals(la[i], lb[i]))) return false;
       }
-      if (err) return std::unexpected(*err);
-      return true;
+      return fold.result();
     }
     case Kind::kMap: {
       const auto& ma = a.as_map();
       const auto& mb = b.as_map();
       if (ma.entries.size() != mb.entries.size()) return false;
-      std::optional<Err> err;
+      EqualityFold fold;
       for (const auto& [k, v] : ma.entries) {
         const Value* other = mb.find(k);
-        if (other == nullptr) return false;
-        auto e = equals(v, *other);
-        if (!e) {
-          if (!err) err = e.error();
-        } else if (!*e) {
-          return false;
-        }
+        if (other == nullptr || !fold.add(equals(v, *other))) return false;
       }
-      if (err) return std::unexpected(*err);
-      return true;
+      return fold.result();
     }
     default:
       return false;
