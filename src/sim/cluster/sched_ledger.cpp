@@ -17,6 +17,17 @@ void sort_groups(std::vector<GpuGroupUse>& groups) {
   });
 }
 
+// CPU and memory a pod with these requests holds on `node`; zero requests count as the scheduler's defaults.
+Ledger::Holding base_holding(const std::string& node, std::int64_t cpu_milli, std::int64_t memory_bytes) {
+  Ledger::Holding h;
+  h.node = node;
+  h.cpu_milli = cpu_milli;
+  h.memory_bytes = memory_bytes;
+  h.nonzero_cpu_milli = cpu_milli > 0 ? cpu_milli : kDefaultMilliCpu;
+  h.nonzero_memory_bytes = memory_bytes > 0 ? memory_bytes : kDefaultMemory;
+  return h;
+}
+
 }  // namespace
 
 std::string reservation_pod_name(const std::string& node, const std::string& suffix) {
@@ -25,12 +36,7 @@ std::string reservation_pod_name(const std::string& node, const std::string& suf
 
 std::optional<Ledger::Holding> Ledger::holding_of(const SimPod& p) {
   if (!p.active_on_node()) return std::nullopt;
-  Holding h;
-  h.node = p.node;
-  h.cpu_milli = p.cpu_milli;
-  h.memory_bytes = p.memory_bytes;
-  h.nonzero_cpu_milli = p.cpu_milli > 0 ? p.cpu_milli : kDefaultMilliCpu;
-  h.nonzero_memory_bytes = p.memory_bytes > 0 ? p.memory_bytes : kDefaultMemory;
+  Holding h = base_holding(p.node, p.cpu_milli, p.memory_bytes);
   std::string group = p.gpu_group();
   if (p.ns == api::keys::kDefaultReservationNamespace && !group.empty()) {
     h.reservation = true;
@@ -196,12 +202,7 @@ Decision Ledger::schedule(const std::string& pod_key, const PlacementPod& pod, S
     d.message = "no GPU group can be created";
     return d;
   }
-  Holding h;
-  h.node = d.node;
-  h.cpu_milli = pod.cpu_milli;
-  h.memory_bytes = pod.memory_bytes;
-  h.nonzero_cpu_milli = pod.cpu_milli > 0 ? pod.cpu_milli : kDefaultMilliCpu;
-  h.nonzero_memory_bytes = pod.memory_bytes > 0 ? pod.memory_bytes : kDefaultMemory;
+  Holding h = base_holding(d.node, pod.cpu_milli, pod.memory_bytes);
   h.gpus = pod.gpus;
   if (strategy == Strategy::kKai && pod.fraction > 0) {
     if (d.new_group) {
