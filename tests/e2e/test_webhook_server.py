@@ -160,16 +160,22 @@ def test_self_signed_without_register_only_patches_ca(sim):  # ENG-3
         assert eng.stop() == 0, eng.output()
 
 
-def test_cert_dir_is_served_and_reloaded(sim, tmp_path):  # ENG-3 --cert-dir, reloaded on change
-    first, second = tmp_path / "first", tmp_path / "second"
-    certdir = tmp_path / "certs"
+def two_cas_and_a_cert_dir(tmp_path):
+    """Two CAs with a serving pair each (openssl CLI), and a cert dir holding the first: (certdir, first, second)
+    where first and second are (ca_pem, crt_path, key_path)."""
+    first, second, certdir = tmp_path / "first", tmp_path / "second", tmp_path / "certs"
     for d in (first, second, certdir):
         d.mkdir()
-    ca1, crt1, key1 = make_certs(first, names=("localhost",), ips=("127.0.0.1",))
-    ca2, crt2, key2 = make_certs(second, names=("localhost",), ips=("127.0.0.1",))
-    shutil.copy(crt1, certdir / "tls.crt")
-    shutil.copy(key1, certdir / "tls.key")
-    (certdir / "ca.crt").write_text(ca1)
+    one = make_certs(first, names=("localhost",), ips=("127.0.0.1",))
+    two = make_certs(second, names=("localhost",), ips=("127.0.0.1",))
+    shutil.copy(one[1], certdir / "tls.crt")
+    shutil.copy(one[2], certdir / "tls.key")
+    (certdir / "ca.crt").write_text(one[0])
+    return certdir, one, two
+
+
+def test_cert_dir_is_served_and_reloaded(sim, tmp_path):  # ENG-3 --cert-dir, reloaded on change
+    certdir, (ca1, crt1, key1), (ca2, crt2, key2) = two_cas_and_a_cert_dir(tmp_path)
     eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--cert-dir", str(certdir),
                  "--register-webhooks")
     try:
@@ -210,14 +216,7 @@ def admitted_probe(sim, name):
 def test_cert_dir_ca_rotation_updates_the_ca_bundle(sim, tmp_path):  # ENG-3 --cert-dir --register-webhooks
     """Issue 12 item 8: a new CA in the cert dir reaches the configurations' caBundle, so the API server keeps
     trusting the webhook; before, it kept the old caBundle and every webhook call failed TLS."""
-    first, second, certdir = tmp_path / "first", tmp_path / "second", tmp_path / "certs"
-    for d in (first, second, certdir):
-        d.mkdir()
-    ca1, crt1, key1 = make_certs(first, names=("localhost",), ips=("127.0.0.1",))
-    ca2, crt2, key2 = make_certs(second, names=("localhost",), ips=("127.0.0.1",))
-    shutil.copy(crt1, certdir / "tls.crt")
-    shutil.copy(key1, certdir / "tls.key")
-    (certdir / "ca.crt").write_text(ca1)
+    certdir, _, (ca2, crt2, key2) = two_cas_and_a_cert_dir(tmp_path)
     eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--cert-dir", str(certdir),
                  "--register-webhooks")
     try:

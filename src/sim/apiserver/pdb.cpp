@@ -139,14 +139,31 @@ std::expected<void, ApiError> check_eviction(ApiServer& server, const json& pod,
                                           "subresource does not support."));
   }
   json& pdb = matching.front();
-  Health h = compute(server, pdb);
+  // Like kube-apiserver, the decision is the disruption controller's: the PDB's status (refresh_all keeps it
+  // current, every second), not a count of the pods at this instant. A status that has not caught up with
+  // the spec refuses the eviction, to be retried.
+  const std::string pdb_name = pdb["metadata"].value("name", "");
+  const json current = pdb.contains("status") && pdb["status"].is_object() ? pdb["status"] : json::object();
+  if (current.value("observedGeneration", std::int64_t{0}) < pdb["metadata"].value("generation", std::int64_t{1})) {
+    ApiError e = too_many_requests("Cannot evict pod as it would violate the pod's disruption budget.", 10);
+    e.causes.push_back(
+        {"DisruptionBudget", "The disruption budget " + pdb_name + " is still being processed by the server.", ""});
+    return std::unexpected(e);
+  }
+  Health h;
+  h.expected_pods = current.value("expectedPods", std::int64_t{0});
+  h.current_healthy = current.value("currentHealthy", std::int64_t{0});
+  h.desired_healthy = current.value("desiredHealthy", std::int64_t{0});
+  h.disruptions_allowed = current.value("disruptionsAllowed", std::int64_t{0});
   bool healthy = pod_ready(pod);
   std::string policy = pdb["spec"].value("unhealthyPodEvictionPolicy", "IfHealthyBudget");
-  if (!healthy && (policy == "AlwaysAllow" || h.current_healthy >= h.desired_healthy)) return {};
+  if (!healthy && (policy == "AlwaysAllow" || (h.current_healthy >= h.desired_healthy && h.desired_healthy > 0))) {
+    return {};
+  }
   if (h.disruptions_allowed <= 0) {
     ApiError e = too_many_requests("Cannot evict pod as it would violate the pod's disruption budget.", 0);
     e.causes.push_back({"DisruptionBudget",
-                        "The disruption budget " + pdb["metadata"].value("name", "") + " needs " +
+                        "The disruption budget " + pdb_name + " needs " +
                             std::to_string(h.desired_healthy) + " healthy pods and has " +
                             std::to_string(h.current_healthy) + " currently",
                         ""});
