@@ -1,5 +1,6 @@
 #include "controllers/proactive_recommendations.h"
 
+#include "act/status_writer.h"
 #include "observe/catalog_view.h"
 
 #include <nlohmann/json.hpp>
@@ -40,6 +41,7 @@ ProactiveRecommendations::ProactiveRecommendations(
     : client_(std::move(client)),
       caches_(caches),
       writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
+      status_writer_(act::client_status_writer(client_)),
       catalog_(catalog),
       events_(events),
       options_(options),
@@ -79,9 +81,8 @@ void ProactiveRecommendations::report(bool ok, const std::string& reason, const 
   c.set.push_back({kCondition, ok ? "True" : "False", reason, message});
   c.fields = ok ? json{{"recommendationReload", {{"lastTime", now}, {"lastCount", count}}}}
                 : json{{"recommendationReload", {{"lastError", message}, {"lastErrorTime", now}}}};
-  auto r = act::update_status(
-      *client_, api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
-      options_.clock->now());
+  auto r = status_writer_->write(api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name),
+                                 c, options_.clock->now());
   if (!r) {
     log_.warn("cannot report the recommendations load on global-config", {{"error", r.error().str()}});
     return;
@@ -111,8 +112,8 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     if (had) {
       act::StatusChange c;
       c.remove = {kCondition};
-      auto r = act::update_status(
-          *client_, api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
+      auto r = status_writer_->write(
+          api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
           options_.clock->now());
       if (!r && !r.error().not_found())
         log_.warn("cannot update global-config status", {{"error", r.error().str()}});

@@ -34,6 +34,9 @@ class Client;
 class Metrics;
 }  // namespace kubex::kube
 
+namespace kubex::act {
+class StatusWriter;
+}
 namespace kubex::observe {
 struct Caches;
 class CatalogView;
@@ -76,6 +79,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   common::Logger log_{"controller.proactivepolicy"};  // before writer_, which logs with it
   const observe::Caches& caches_;
   std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
+  std::unique_ptr<act::StatusWriter> status_writer_;  // global-config status (RecommendationsLoaded, PRO-6)
   const observe::CatalogView& catalog_;
   kube::EventRecorder* events_;
   ProactiveOptions options_;
