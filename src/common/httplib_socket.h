@@ -4,6 +4,8 @@
 
 #include <httplib.h>
 
+#include "common/http_reuse.h"
+
 namespace kubex::common {
 
 // cpp-httplib keeps the connection's socket in a protected member; a pointer to that member, formed
@@ -13,5 +15,10 @@ struct HttplibSocket : httplib::ClientImpl {
     return static_cast<int>((client.*(&HttplibSocket::socket_)).sock);
   }
 };
+
+// common::IdlePool::take's check for a pooled cpp-httplib connection: its socket was not closed by the peer.
+inline bool httplib_connection_open(const httplib::ClientImpl& client) {
+  return idle_connection_open(HttplibSocket::fd(client));
+}
 
 }  // namespace kubex::common

@@ -194,8 +194,7 @@ struct Client::Impl {
   Borrowed borrow() {
     {
       std::lock_guard lk(pool_mu);
-      auto open = [](const httplib::ClientImpl& c) { return common::idle_connection_open(common::HttplibSocket::fd(c)); };
-      if (auto c = idle.take(SteadyClock::now(), open)) return {std::move(c), true};
+      if (auto c = idle.take(SteadyClock::now(), common::httplib_connection_open)) return {std::move(c), true};
     }
     return {make_client(), false};
   }

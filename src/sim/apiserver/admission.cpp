@@ -200,11 +200,10 @@ std::expected<json, std::string> Admission::call(const Hook& h, const json& revi
             std::to_string(timeout) + "s";
   ep.key = ep.host + ":" + std::to_string(ep.port) + "|" + ep.connect_addr + "|" + common::sha256_hex(ep.ca_bundle);
 
-  auto open = [](const httplib::ClientImpl& c) { return common::idle_connection_open(common::HttplibSocket::fd(c)); };
   std::shared_ptr<httplib::SSLClient> client;
   {
     std::lock_guard lk(pool_mu_);
-    client = pool_[ep.key].take(std::chrono::steady_clock::now(), open);
+    client = pool_[ep.key].take(std::chrono::steady_clock::now(), common::httplib_connection_open);
   }
   bool reused = client != nullptr;
   auto connect = [&]() -> std::expected<std::shared_ptr<httplib::SSLClient>, std::string> {
