@@ -1,0 +1,162 @@
+// parse_query_response (VAL-8): the /api/v1/query response format of Prometheus's HTTP API,
+//   {"status":"success","data":{"resultType":"vector","result":[{"metric":{...},"value":[<ts>,"<number>"]}]}}
+//   {"status":"error","errorType":"bad_data","error":"..."}
+#include <charconv>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "prom/client.h"
+
+namespace kubex::prom {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr std::size_t kBodySnippet = 200;
+
+// The start of `body` as one line: control characters become spaces, runs of spaces collapse, at most
+// kBodySnippet bytes (cut before a UTF-8 continuation byte), "..." when cut.
+std::string one_line(std::string_view body) {
+  std::string out;
+  for (char ch : body) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    bool space = c < 0x20 || c == 0x7f || c == ' ';
+    if (space) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += ch;
+    }
+    if (out.size() > kBodySnippet) break;
+  }
+  bool cut = out.size() > kBodySnippet;
+  if (cut) {
+    out.resize(kBodySnippet);
+    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
+    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();  // a lead byte left alone
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (cut) out += "...";
+  return out;
+}
+
+std::string string_field(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// `status "error": <errorType>: <error>` from an error body, or "" when the body is not one.
+std::string error_status(const json& j) {
+  if (!j.is_object() || string_field(j, "status") != "error") return {};
+  std::string type = string_field(j, "errorType"), error = string_field(j, "error");
+  std::string out = "status \"error\"";
+  if (!type.empty()) out += ": " + type;
+  if (!error.empty()) out += ": " + one_line(error);
+  return out;
+}
+
+// A sample value as Prometheus writes it: a decimal string, "NaN", "+Inf" or "-Inf". A JSON number is
+// accepted too.
+bool parse_value(const json& v, double& out) {
+  if (v.is_number()) {
+    out = v.get<double>();
+    return true;
+  }
+  if (!v.is_string()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  std::string_view t = s;
+  if (t == "NaN") {
+    out = std::nan("");
+    return true;
+  }
+  if (t == "+Inf" || t == "Inf") {
+    out = HUGE_VAL;
+    return true;
+  }
+  if (t == "-Inf") {
+    out = -HUGE_VAL;
+    return true;
+  }
+  if (t.starts_with('+')) {
+    t.remove_prefix(1);
+    if (t.starts_with('+') || t.starts_with('-')) return false;
+  }
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+  return ec == std::errc() && end == t.data() + t.size();
+}
+
+// One element of data.result into `out`: "" or what is wrong with it.
+std::string parse_sample(const json& e, Vector& out) {
+  if (!e.is_object()) return "a result element is not an object";
+  if (e.contains("histogram")) return "a native histogram sample, not a float";
+  Sample sample;
+  if (auto m = e.find("metric"); m != e.end() && !m->is_null()) {
+    if (!m->is_object()) return "\"metric\" is not an object";
+    for (const auto& [k, v] : m->items()) {
+      if (!v.is_string()) return "label \"" + k + "\" is not a string";
+      sample.labels.emplace(k, v.get<std::string>());
+    }
+  }
+  auto v = e.find("value");
+  if (v == e.end() || !v->is_array() || v->size() != 2 || !(*v)[0].is_number()) {
+    return "\"value\" is not a [<timestamp>, \"<number>\"] pair";
+  }
+  if (!parse_value((*v)[1], sample.value)) return "value " + (*v)[1].dump() + " is not a number";
+  if (!std::isfinite(sample.value)) {
+    ++out.non_finite;  // VAL-8: NaN and Inf count as missing
+    return {};
+  }
+  out.samples.push_back(std::move(sample));
+  return {};
+}
+
+common::Result<Vector> parse(int http_status, std::string_view body, const std::string& subject) {
+  json j = json::parse(body, nullptr, false);
+  bool ok_status = http_status >= 200 && http_status < 300;
+  if (std::string e = error_status(j); !e.empty()) return common::fail(subject + " returned " + e);
+  if (!ok_status) {
+    std::string snippet = one_line(body);
+    return common::fail(subject + " returned HTTP " + std::to_string(http_status) +
+                        (snippet.empty() ? "" : ": " + snippet));
+  }
+  if (j.is_discarded()) return common::fail(subject + " returned a response that is not JSON");
+  if (!j.is_object()) return common::fail(subject + " returned JSON that is not an object");
+  auto status = j.find("status");
+  if (status == j.end() || !status->is_string()) {
+    return common::fail(subject + " returned a response without \"status\"");
+  }
+  if (*status != "success") {
+    return common::fail(subject + " returned status " + status->dump() + ", not \"success\"");
+  }
+  auto data = j.find("data");
+  if (data == j.end() || !data->is_object()) return common::fail(subject + " returned a response without \"data\"");
+  auto type = data->find("resultType");
+  if (type == data->end() || !type->is_string()) {
+    return common::fail(subject + " returned a response without \"data.resultType\"");
+  }
+  if (*type != "vector") return common::fail(subject + " returned a " + type->dump() + " result, not a vector");
+  auto result = data->find("result");
+  if (result == data->end() || !result->is_array()) {
+    return common::fail(subject + " returned a response without a \"data.result\" list");
+  }
+  Vector out;
+  out.samples.reserve(result->size());
+  for (const auto& e : *result) {
+    if (std::string bad = parse_sample(e, out); !bad.empty()) {
+      return common::fail(subject + " returned a malformed sample: " + bad);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+common::Result<Vector> parse_query_response(int http_status, std::string_view body) {
+  return parse(http_status, body, "Prometheus query");
+}
+
+common::Result<Vector> parse_query_response(int http_status, std::string_view body, std::string_view query_url) {
+  return parse(http_status, body, "Prometheus query to " + std::string(query_url));
+}
+
+}  // namespace kubex::prom
