@@ -2,6 +2,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,27 @@ inline PodInput pod(std::string name, std::vector<ContainerInput> containers) {
 
 inline State state(std::map<std::string, Hundredths> baseline, std::string driver) {
   return State{std::move(baseline), std::move(driver), "2026-12-01T10:00:00Z"};
+}
+
+// One decide() call with the starter policy at kNow; tests change spec and in.
+struct Cycle {
+  api::ReactiveSpec spec = starter();
+  Input in;
+  Cycle() {
+    in.spec = &spec;
+    in.now = kNow;
+  }
+  Cycle(const Cycle&) = delete;
+  Outcome go() const { return decide(in); }
+};
+
+using Strings = std::map<std::string, std::string>;
+
+// GPU-2 strings of a container -> value map.
+inline Strings strings(const std::map<std::string, Hundredths>& m) {
+  Strings out;
+  for (const auto& [k, v] : m) out[k] = format_gpu(v);
+  return out;
 }
 
 }  // namespace kubex::decide::reactive::test
