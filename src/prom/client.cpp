@@ -32,6 +32,9 @@ using SteadyClock = std::chrono::steady_clock;
 // cpp-httplib from adding the system CA paths to a connection's store besides the one we give it.
 constexpr const char* kNoCaDirectory = "/proc/kubex-no-ca-directory";
 
+// How far past the deadline cpp-httplib's per-operation timeouts are set (see instant()).
+constexpr std::chrono::microseconds kTimeoutSlack{100000};
+
 std::string errno_text(int err) {
   std::string s = std::error_code(err, std::generic_category()).message();
   if (!s.empty()) s[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[0])));
@@ -193,8 +196,9 @@ class Client final : public Querier {
       auto remaining = deadline - SteadyClock::now();
       if (remaining <= SteadyClock::duration::zero()) return timed_out();
       auto [conn, reused] = fresh_only ? Borrowed{make_connection(), false} : borrow();
-      auto budget = std::max<std::chrono::microseconds>(
-          std::chrono::duration_cast<std::chrono::microseconds>(remaining), std::chrono::microseconds(1000));
+      // cpp-httplib's own timeouts a little past the deadline: the watchdog in send_before stops the request
+      // at the deadline, and they only back it up.
+      auto budget = std::chrono::duration_cast<std::chrono::microseconds>(remaining) + kTimeoutSlack;
       conn->set_connection_timeout(budget);
       conn->set_read_timeout(budget);
       conn->set_write_timeout(budget);
