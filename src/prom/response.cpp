@@ -13,11 +13,12 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kBodySnippet = 200;
+constexpr std::size_t kBodySnippet = 200;   // of a non-Prometheus error body
+constexpr std::size_t kErrorText = 1000;    // of Prometheus's own error text
 
 // The start of `body` as one line: control characters become spaces, runs of spaces collapse, at most
-// kBodySnippet bytes (cut before a UTF-8 continuation byte), "..." when cut.
-std::string one_line(std::string_view body) {
+// `limit` bytes (cut before a UTF-8 continuation byte), "..." when cut.
+std::string one_line(std::string_view body, std::size_t limit) {
   std::string out;
   for (char ch : body) {
     unsigned char c = static_cast<unsigned char>(ch);
@@ -27,13 +28,19 @@ std::string one_line(std::string_view body) {
     } else {
       out += ch;
     }
-    if (out.size() > kBodySnippet) break;
+    if (out.size() > limit) break;
   }
-  bool cut = out.size() > kBodySnippet;
+  bool cut = out.size() > limit;
   if (cut) {
-    out.resize(kBodySnippet);
-    while (!out.empty() && (static_cast<unsigned char>(out.back()) & 0xC0) == 0x80) out.pop_back();
-    if (!out.empty() && static_cast<unsigned char>(out.back()) >= 0xC0) out.pop_back();  // a lead byte left alone
+    out.resize(limit);
+    // Drop a UTF-8 sequence that the cut left incomplete.
+    std::size_t lead = out.size();
+    while (lead > 0 && (static_cast<unsigned char>(out[lead - 1]) & 0xC0) == 0x80) --lead;
+    if (lead > 0) {
+      unsigned char c = static_cast<unsigned char>(out[lead - 1]);
+      std::size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      if (out.size() - (lead - 1) < need) out.resize(lead - 1);
+    }
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   if (cut) out += "...";
@@ -51,7 +58,7 @@ std::string error_status(const json& j) {
   std::string type = string_field(j, "errorType"), error = string_field(j, "error");
   std::string out = "status \"error\"";
   if (!type.empty()) out += ": " + type;
-  if (!error.empty()) out += ": " + one_line(error);
+  if (!error.empty()) out += ": " + one_line(error, kErrorText);
   return out;
 }
 
@@ -115,7 +122,7 @@ common::Result<Vector> parse(int http_status, std::string_view body, const std::
   bool ok_status = http_status >= 200 && http_status < 300;
   if (std::string e = error_status(j); !e.empty()) return common::fail(subject + " returned " + e);
   if (!ok_status) {
-    std::string snippet = one_line(body);
+    std::string snippet = one_line(body, kBodySnippet);
     return common::fail(subject + " returned HTTP " + std::to_string(http_status) +
                         (snippet.empty() ? "" : ": " + snippet));
   }

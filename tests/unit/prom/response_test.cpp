@@ -77,6 +77,8 @@ const ErrorCase kErrors[] = {
      R"(Prometheus query returned status "error": execution: many-to-many matching)"},
     {"error_in_200", 200, R"({"status":"error","errorType":"internal","error":"boom"})",
      R"(Prometheus query returned status "error": internal: boom)"},
+    {"error_multiline", 400, R"({"status":"error","errorType":"bad_data","error":"line one\nline two"})",
+     R"(Prometheus query returned status "error": bad_data: line one line two)"},
     {"error_without_type", 400, R"({"status":"error","error":"boom"})",
      R"(Prometheus query returned status "error": boom)"},
     {"http_503_plain", 503, "Service Unavailable\n\nthe proxy has no upstream",
@@ -131,6 +133,21 @@ TEST(ParseQueryResponse, LongBodyIsCutToOneLine) {
   EXPECT_TRUE(snippet.ends_with("...")) << snippet;
   EXPECT_LE(snippet.size(), 203u);
   EXPECT_EQ(snippet.find('\n'), std::string::npos);
+}
+
+// A cut never leaves half a UTF-8 character.
+TEST(ParseQueryResponse, CutKeepsUtf8Whole) {
+  for (std::size_t pad = 195; pad < 200; ++pad) {
+    std::string body = std::string(pad, 'a') + "\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80" + std::string(50, 'z');
+    std::string snippet = error_of(500, body).substr(std::string("Prometheus query returned HTTP 500: ").size());
+    ASSERT_TRUE(snippet.ends_with("...")) << snippet;
+    std::string kept = snippet.substr(0, snippet.size() - 3);
+    EXPECT_LE(kept.size(), 200u);
+    EXPECT_TRUE(body.starts_with(kept)) << pad;
+    // `kept` ends on a character boundary: the next byte of the body is not a continuation byte.
+    EXPECT_NE(static_cast<unsigned char>(body[kept.size()]) & 0xC0, 0x80) << pad;
+    EXPECT_GE(kept.size(), 197u) << pad;  // at most one character (up to 3 bytes of it) dropped
+  }
 }
 
 // The client's form names the queried URL.
