@@ -17,7 +17,8 @@ const Candidate* winner(const std::optional<Candidate>& compute, const std::opti
   return stored_driver == kMemory ? &*memory : &*compute;  // equal: the stored driver is kept
 }
 
-std::optional<Hundredths> existing_total(const PodUsage& sel, const std::map<std::string, Hundredths>& existing) {
+std::optional<Hundredths> existing_total(const PodUsage& sel,
+                                         const std::map<std::string, Hundredths>& existing) {
   Hundredths e = 0;
   for (const std::string& c : sel.containers) {
     auto it = existing.find(c);

@@ -76,7 +76,8 @@ Outcome decide(const Input& in) {
   // only with a recommendation.
   out.state.baseline = baselines(in.pods, in.existing, in.state);
   const std::map<std::string, Hundredths> no_baseline;
-  out.state_changed = !in.existing.empty() && out.state.baseline != (in.state ? in.state->baseline : no_baseline);
+  const std::map<std::string, Hundredths>& stored_baseline = in.state ? in.state->baseline : no_baseline;
+  out.state_changed = !in.existing.empty() && out.state.baseline != stored_baseline;
   if (!any_sample(in.pods)) return out;  // kNoData
   out.result = Result::kUnchanged;
 
@@ -87,7 +88,8 @@ Outcome decide(const Input& in) {
       offer(upsize(compute.upsize, spec.compute.upsize, kCompute), std::nullopt,
             scale_back(compute.scale_back, spec.compute.scale_back, out.state.baseline, kCompute));
   const std::optional<Candidate> memory_offer =
-      offer(upsize(memory.upsize, spec.memory.upsize, kMemory), oom(in.pods, memory.upsize, spec.memory, in.now),
+      offer(upsize(memory.upsize, spec.memory.upsize, kMemory),
+            oom(in.pods, memory.upsize, spec.memory, in.now),
             scale_back(memory.scale_back, spec.memory.scale_back, out.state.baseline, kMemory));
   if (compute_offer) out.candidates.push_back(*compute_offer);
   if (memory_offer) out.candidates.push_back(*memory_offer);

@@ -41,7 +41,7 @@ struct Samples {
 
 struct ContainerInput {
   std::string name;
-  Hundredths allocation = 0;  // a_c (SPEC §0 current GPU value); 0 = not included (REA-2): out of maths and output
+  Hundredths allocation = 0;  // a_c (SPEC §0 current GPU value); 0 = not included (REA-2)
   Samples samples;
   std::optional<common::TimePoint> last_terminated_at;  // lastState.terminated.finishedAt (REA-11)
 };

@@ -5,7 +5,8 @@
 namespace kubex::decide::reactive {
 
 std::optional<Candidate> scale_back(const std::vector<PodUsage>& pods, const api::ScaleBackRule& rule,
-                                    const std::map<std::string, Hundredths>& baseline, std::string_view signal) {
+                                    const std::map<std::string, Hundredths>& baseline,
+                                    std::string_view signal) {
   if (pods.empty()) return std::nullopt;
   for (const PodUsage& p : pods) {
     // REA-7: missing or partial data never causes a downsize; one pod at or above the threshold blocks it.

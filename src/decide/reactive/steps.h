@@ -75,7 +75,8 @@ std::optional<Candidate> upsize(const std::vector<PodUsage>& pods, const api::Up
 // REA-7: only when every pod has a sample for every included container and every pod is below the
 // threshold; T = max(H×(1+headroom/100), B) and counts only when it is < A_sel.
 std::optional<Candidate> scale_back(const std::vector<PodUsage>& pods, const api::ScaleBackRule& rule,
-                                    const std::map<std::string, Hundredths>& baseline, std::string_view signal);
+                                    const std::map<std::string, Hundredths>& baseline,
+                                    std::string_view signal);
 
 // REA-11: an included container restarted inside the memory upsize window [now − W, now] and its memory usage
 // (REA-4, from the memory upsize sample) is ≥ 90 % of its a_c.
@@ -100,7 +101,8 @@ const Candidate* winner(const std::optional<Candidate>& compute, const std::opti
 
 // The existing recommendation for sel: Σ existing over sel's included containers, or nullopt when one of
 // them has no entry (then there is no existing recommendation to hold on to and any candidate is accepted).
-std::optional<Hundredths> existing_total(const PodUsage& sel, const std::map<std::string, Hundredths>& existing);
+std::optional<Hundredths> existing_total(const PodUsage& sel,
+                                         const std::map<std::string, Hundredths>& existing);
 
 // REA-8: a T lower than the existing recommendation is accepted only when it comes from the stored driver, or
 // the stored driver also offered (`other`) a candidate ≤ T this cycle.

@@ -1,4 +1,5 @@
-// decide() as a whole: results (OBS-4), partial data (REA-7), the baseline and when the state is worth writing.
+// decide() as a whole: results (OBS-4), partial data (REA-7), the baseline and when the state is worth
+// writing.
 #include <gtest/gtest.h>
 
 #include "decide/reactive/reactive.h"

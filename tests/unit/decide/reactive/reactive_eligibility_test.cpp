@@ -6,7 +6,8 @@
 namespace kubex::decide::reactive::test {
 namespace {
 
-// REA-2: Running, not terminating, has status.startTime, and now − startTime ≥ minPodMetricsAge (0s disables).
+// REA-2: Running, not terminating, has status.startTime, and now − startTime ≥ minPodMetricsAge
+// (0s disables the check).
 TEST(ReactiveEligibility, Table) {
   struct Case {
     const char* what;

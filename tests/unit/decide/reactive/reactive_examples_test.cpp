@@ -1,4 +1,5 @@
-// SPEC §6 examples X1–X8 with the starter policy (reactive_fixtures.h). X7 is in reactive_eligibility_test.cpp.
+// SPEC §6 examples X1–X8 with the starter policy (reactive_fixtures.h). X7 is in
+// reactive_eligibility_test.cpp.
 #include <gtest/gtest.h>
 
 #include "decide/gpu_value.h"
@@ -8,8 +9,9 @@
 namespace kubex::decide::reactive::test {
 namespace {
 
-// X1: a=B=0.25; compute p95 40 (fullGPU: 0.40 GPU ≥ 0.25) -> min(0.48, 0.5) = 0.48; memory max 60 % (0.15 GPU)
-// does not upsize, and its scale-back max(0.18, 0.25) = 0.25 is not < 0.25. Clamps are admission's (ADM).
+// X1: a=B=0.25; compute p95 40 (fullGPU: 0.40 GPU ≥ 0.25) -> min(0.48, 0.5) = 0.48; memory max 60 %
+// (0.15 GPU) does not upsize, and its scale-back max(0.18, 0.25) = 0.25 is not < 0.25. Clamps are admission's
+// (ADM).
 TEST(ReactiveExamples, X1ComputeUpsize) {
   Cycle r;
   r.in.pods = {pod("p-1", {ctr("app", 25, 40, 60)})};
@@ -20,13 +22,15 @@ TEST(ReactiveExamples, X1ComputeUpsize) {
   EXPECT_EQ(out.driver, "compute");
   EXPECT_EQ(out.selected_pod, "p-1");
   ASSERT_EQ(out.candidates.size(), 1u);  // REA-7: memory offers no scale-back (0.25 is not < 0.25)
-  EXPECT_EQ(out.candidates[0], (Candidate{"compute", "upsize", 48, "p-1", out.candidates[0].exact, 25, false}));
+  EXPECT_EQ(out.candidates[0],
+            (Candidate{"compute", "upsize", 48, "p-1", out.candidates[0].exact, 25, false}));
   EXPECT_NEAR(out.candidates[0].exact, 0.48, 1e-9);
   EXPECT_TRUE(out.applied_filters.empty());
   // REA-5: first recommendation: baseline = a, driver and updatedAt set.
   EXPECT_EQ(out.state, (State{{{"app", 25}}, "compute", "2027-01-15T08:00:00Z"}));
   EXPECT_TRUE(out.state_changed);
-  EXPECT_EQ(format_state(out.state), R"({"baseline":{"app":"0.25"},"driver":"compute","updatedAt":"2027-01-15T08:00:00Z"})");
+  EXPECT_EQ(format_state(out.state),
+            R"({"baseline":{"app":"0.25"},"driver":"compute","updatedAt":"2027-01-15T08:00:00Z"})");
 }
 
 // X2: a=B=0.25, compute 90: 1.08 is capped at 0.5 (maxPercent 200). Next cycle a=0.5: 180 % -> min(1.08, 1.0)
@@ -88,8 +92,8 @@ TEST(ReactiveExamples, X3ScaleBackStopsAtBaseline) {
   }
 }
 
-// X4: a vanilla pod, x (2 GPUs) and y (1 GPU); A=B=3; upsize threshold 80; compute x 190, y 90: U=2.8 ≥ 2.4 ->
-// T=min(3.36, 6)=3.36, split by allocation (REA-9).
+// X4: a vanilla pod, x (2 GPUs) and y (1 GPU); A=B=3; upsize threshold 80; compute x 190, y 90:
+// U=2.8 ≥ 2.4 -> T=min(3.36, 6)=3.36, split by allocation (REA-9).
 TEST(ReactiveExamples, X4SplitAcrossContainers) {
   Cycle r;
   r.spec.compute.upsize.threshold_percent = 80;
@@ -108,16 +112,17 @@ TEST(ReactiveExamples, X4SplitAcrossContainers) {
 TEST(ReactiveExamples, X5HighestPodIsSelected) {
   Cycle r;
   r.spec.compute.upsize.threshold_percent = 125;
-  r.in.pods = {pod("p-a", {ctr("app", 25, 20, std::nullopt)}), pod("p-b", {ctr("app", 25, 35, std::nullopt)})};
+  r.in.pods = {pod("p-a", {ctr("app", 25, 20, std::nullopt)}),
+               pod("p-b", {ctr("app", 25, 35, std::nullopt)})};
   const Outcome out = r.go();
   EXPECT_EQ(out.result, Result::kRecommended);  // REA-6: any pod triggers; sel = highest U_p
   EXPECT_EQ(strings(out.requests), (Strings{{"app", "0.42"}}));
   EXPECT_EQ(out.selected_pod, "p-b");
 }
 
-// X6: rec 0.54 (driver compute), a=0.54; scale-back candidates compute 0.36, memory 0.40 -> T=0.40 from memory;
-// compute 0.36 ≤ 0.40, so accept: 0.4, driver memory. If compute gave none: 0.54 stays. If compute gave 0.40:
-// 0.4, driver compute.
+// X6: rec 0.54 (driver compute), a=0.54; scale-back candidates compute 0.36, memory 0.40 -> T=0.40 from
+// memory; compute 0.36 ≤ 0.40, so accept: 0.4, driver memory. If compute gave none: 0.54 stays. If compute
+// gave 0.40: 0.4, driver compute.
 TEST(ReactiveExamples, X6LowerCandidateFromTheOtherSignal) {
   // compute fullGPU: 30 -> 0.30 GPU, ×1.2 = 0.36; 33.3 -> 0.333 ×1.2 = 0.3996 -> 0.40.
   // memory currentAllocation: 61.7 % of 0.54 = 0.33318 GPU, ×1.2 = 0.3998 -> 0.40.
@@ -148,8 +153,8 @@ TEST(ReactiveExamples, X6LowerCandidateFromTheOtherSignal) {
   }
 }
 
-// X8: a counter metric (`…_total`) only changes the query (REA-3: rate(…[1m]) through a subquery); the samples
-// it returns go through the same arithmetic as a gauge's.
+// X8: a counter metric (`…_total`) only changes the query (REA-3: rate(…[1m]) through a subquery); the
+// samples it returns go through the same arithmetic as a gauge's.
 TEST(ReactiveExamples, X8CounterMetricSameArithmetic) {
   Cycle gauge, counter;
   counter.spec.compute.prometheus.metric = "kubex_gpu_container_sm_utilization_percent_seconds_total";

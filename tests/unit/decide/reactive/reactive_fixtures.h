@@ -25,7 +25,8 @@ inline api::ReactiveSpec starter() {
     cfg->upsize = {100, 2min, 20, 200};
     cfg->scale_back = {75, 10min, 20};
   }
-  s.compute.prometheus = {"kubex_gpu_container_sm_utilization_percent", "fullGPU", "namespace", "pod", "container"};
+  s.compute.prometheus = {"kubex_gpu_container_sm_utilization_percent", "fullGPU", "namespace", "pod",
+                          "container"};
   s.memory.prometheus = {"kubex_gpu_container_memory_used_percent", "currentAllocation", "namespace", "pod",
                          "container"};
   return s;

@@ -8,7 +8,8 @@ namespace kubex::decide::reactive::test {
 namespace {
 
 // memory (currentAllocation) at `memory` % of 0.25; compute low; restarted `ago` before now (nullopt: never).
-ContainerInput restarted(std::optional<double> memory, std::optional<common::Duration> ago, Hundredths a = 25) {
+ContainerInput restarted(std::optional<double> memory, std::optional<common::Duration> ago,
+                         Hundredths a = 25) {
   ContainerInput c = ctr("app", a, 10, memory);
   if (ago) c.last_terminated_at = kNow - std::chrono::duration_cast<common::TimePoint::duration>(*ago);
   return c;
@@ -79,7 +80,8 @@ TEST(ReactiveOom, LargerComputeCandidateWins) {
   EXPECT_TRUE(out.applied_filters.empty());
 }
 
-// At most one bump per pod start: the replacement pod (a = 0.5, no restart) at the same usage does not repeat it.
+// At most one bump per pod start: the replacement pod (a = 0.5, no restart) at the same usage does not
+// repeat it.
 TEST(ReactiveOom, ReplacementPodDoesNotRepeat) {
   Cycle r;
   r.in.pods = {pod("p-1", {restarted(95, 1min)})};
@@ -92,7 +94,8 @@ TEST(ReactiveOom, ReplacementPodDoesNotRepeat) {
   EXPECT_EQ(out.result, Result::kUnchanged);
   EXPECT_EQ(strings(out.requests), (Strings{{"app", "0.5"}}));
   EXPECT_TRUE(out.applied_filters.empty());
-  // The same pod seen again before it is replaced gives the same bump (from a_c, not from the recommendation).
+  // The same pod seen again before it is replaced gives the same bump (from a_c, not from the
+  // recommendation).
   r.in.pods = {pod("p-1", {restarted(95, 90s)})};
   out = r.go();
   EXPECT_EQ(out.result, Result::kUnchanged);

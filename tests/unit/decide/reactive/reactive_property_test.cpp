@@ -39,7 +39,8 @@ api::ReactiveSpec random_spec(Gen& g) {
   api::ReactiveSpec s = starter();
   for (api::SignalConfig* cfg : {&s.compute, &s.memory}) {
     cfg->prometheus.interpretation = g.chance(0.5) ? "fullGPU" : "currentAllocation";
-    cfg->upsize = {g.between(1, 200), std::chrono::minutes(g.between(1, 20)), g.between(0, 100), g.between(1, 400)};
+    cfg->upsize = {g.between(1, 200), std::chrono::minutes(g.between(1, 20)), g.between(0, 100),
+                   g.between(1, 400)};
     cfg->scale_back = {g.between(1, 150), std::chrono::minutes(g.between(1, 20)), g.between(0, 100)};
   }
   return s;
@@ -224,9 +225,10 @@ TEST(ReactiveProperty, RandomInputs) {
     }
   }
   // The generator reaches every branch (a property over inputs that never take a branch proves nothing).
-  const std::string counts = "recommended " + std::to_string(recommended) + " (upsize " + std::to_string(upsizes) +
-                             ", oom " + std::to_string(ooms) + ", scale-back " + std::to_string(scale_backs) +
-                             "), with partial data " + std::to_string(partial_recommended);
+  const std::string counts = "recommended " + std::to_string(recommended) + " (upsize " +
+                             std::to_string(upsizes) + ", oom " + std::to_string(ooms) + ", scale-back " +
+                             std::to_string(scale_backs) + "), with partial data " +
+                             std::to_string(partial_recommended);
   EXPECT_GT(recommended, kCases / 10) << counts;
   EXPECT_GT(upsizes, 1000) << counts;
   EXPECT_GT(scale_backs, 300) << counts;

@@ -13,8 +13,8 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-PodUsage pu(std::string name, double used, Hundredths allocated, std::vector<std::string> containers = {"app"},
-            std::size_t samples = 1) {
+PodUsage pu(std::string name, double used, Hundredths allocated,
+            std::vector<std::string> containers = {"app"}, std::size_t samples = 1) {
   return PodUsage{std::move(name), std::move(containers), used, allocated, samples};
 }
 
@@ -66,7 +66,8 @@ TEST(ReactiveUsage, ThresholdAndSelection) {
   EXPECT_FALSE(at_or_above(0.20, 25, 125));
   EXPECT_TRUE(at_or_above(2.8, 300, 80));  // X4
 
-  std::vector<PodUsage> pods = {pu("b", 0.3, 25), pu("a", 0.3, 25), pu("c", 0.2, 25), pu("z", 0.9, 25, {"app"}, 0)};
+  std::vector<PodUsage> pods = {pu("b", 0.3, 25), pu("a", 0.3, 25), pu("c", 0.2, 25),
+                                pu("z", 0.9, 25, {"app"}, 0)};
   ASSERT_NE(select(pods), nullptr);
   EXPECT_EQ(select(pods)->pod, "a");  // tie -> the smaller name; z has no sample
   pods.push_back(pu("d", 0.30000001, 25));
@@ -77,8 +78,9 @@ TEST(ReactiveUsage, ThresholdAndSelection) {
 
 // REA-5: a_c whenever the owner has no reactive entry for c; else the stored baseline, else a_c.
 TEST(ReactiveBaseline, Table) {
-  const std::vector<PodInput> pods = {pod("p-1", {ctr("app", 50, 1, 1), ctr("side", 20, 1, 1), ctr("off", 0, 1, 1)}),
-                                      pod("p-2", {ctr("app", 40, 1, 1), ctr("side", 30, 1, 1)})};
+  const std::vector<PodInput> pods = {
+      pod("p-1", {ctr("app", 50, 1, 1), ctr("side", 20, 1, 1), ctr("off", 0, 1, 1)}),
+      pod("p-2", {ctr("app", 40, 1, 1), ctr("side", 30, 1, 1)})};
   const State stored = state({{"app", 25}, {"gone", 10}}, "compute");
   struct Case {
     const char* what;
@@ -97,7 +99,7 @@ TEST(ReactiveBaseline, Table) {
 
 // REA-6: min(H×(1+headroom/100), A_sel×maxPercent/100), only when greater than A_sel.
 TEST(ReactiveUpsize, Table) {
-  const api::UpsizeRule rule{100, std::chrono::minutes(2), 20, 200};
+  const api::UpsizeRule rule{100, 2min, 20, 200};
   struct Case {
     const char* what;
     std::vector<PodUsage> pods;
@@ -110,12 +112,12 @@ TEST(ReactiveUpsize, Table) {
       {"exactly at the threshold", {pu("p", 0.25, 25)}, rule, 30, "p"},
       {"below the threshold", {pu("p", 0.24, 25)}, rule, std::nullopt, ""},
       {"no sample", {pu("p", 0, 25, {"app"}, 0)}, rule, std::nullopt, ""},
-      {"X5 the highest pod", {pu("a", 0.20, 25), pu("b", 0.35, 25)}, {125, std::chrono::minutes(2), 20, 200}, 42, "b"},
+      {"X5 the highest pod", {pu("a", 0.20, 25), pu("b", 0.35, 25)}, {125, 2min, 20, 200}, 42, "b"},
       // the cap is relative to sel's allocation, and the cap itself rounds up (GPU-2)
-      {"maxPercent 150 of 0.25", {pu("p", 0.9, 25)}, {100, std::chrono::minutes(2), 20, 150}, 38, "p"},
+      {"maxPercent 150 of 0.25", {pu("p", 0.9, 25)}, {100, 2min, 20, 150}, 38, "p"},
       // a step that does not exceed A_sel does not count
-      {"maxPercent 100", {pu("p", 0.9, 25)}, {100, std::chrono::minutes(2), 20, 100}, std::nullopt, ""},
-      {"threshold 50, headroom 0", {pu("p", 0.2, 25)}, {50, std::chrono::minutes(2), 0, 200}, std::nullopt, ""},
+      {"maxPercent 100", {pu("p", 0.9, 25)}, {100, 2min, 20, 100}, std::nullopt, ""},
+      {"threshold 50, headroom 0", {pu("p", 0.2, 25)}, {50, 2min, 0, 200}, std::nullopt, ""},
       // sel is the highest U_p, even when another pod is the one that triggered
       {"sel is not the trigger", {pu("big", 0.9, 100), pu("small", 0.3, 25)}, rule, 108, "big"},
   };
@@ -131,9 +133,10 @@ TEST(ReactiveUpsize, Table) {
   }
 }
 
-// REA-7: only with complete data and every pod below the threshold; max(H×(1+headroom/100), B), only when < A_sel.
+// REA-7: only with complete data and every pod below the threshold; max(H×(1+headroom/100), B), only when
+// < A_sel.
 TEST(ReactiveScaleBack, Table) {
-  const api::ScaleBackRule rule{75, std::chrono::minutes(10), 20};
+  const api::ScaleBackRule rule{75, 10min, 20};
   const std::map<std::string, Hundredths> b25 = {{"app", 25}}, b10 = {{"app", 10}};
   struct Case {
     const char* what;
@@ -178,8 +181,8 @@ TEST(ReactiveCombine, Offer) {
 // REA-8: the higher T wins; equal T keeps the stored driver; a lower T than the existing recommendation is
 // accepted only from the stored driver, or when the stored driver also offered a candidate ≤ T.
 TEST(ReactiveCombine, WinnerAndAcceptance) {
-  const std::optional<Candidate> c36{{"compute", "scaleBack", 36, "p"}}, m40{{"memory", "scaleBack", 40, "p"}},
-      c40{{"compute", "scaleBack", 40, "p"}};
+  const std::optional<Candidate> c36{{"compute", "scaleBack", 36, "p"}},
+      m40{{"memory", "scaleBack", 40, "p"}}, c40{{"compute", "scaleBack", 40, "p"}};
   EXPECT_EQ(winner(c36, m40, "compute"), &*m40);
   EXPECT_EQ(winner(c40, m40, "compute"), &*c40);
   EXPECT_EQ(winner(c40, m40, "memory"), &*m40);
