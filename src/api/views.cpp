@@ -151,6 +151,19 @@ std::shared_ptr<const PodView> project_pod(const json& pod) {
   }
   for (const auto& cs : st.value("containerStatuses", json::array()))
     p->restarts += cs.value("restartCount", 0);
+  // REA-11: when each container last terminated (the restart evidence of an out-of-memory exit).
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    for (const auto& cs : st.value(list, json::array())) {
+      if (!cs.is_object() || !cs.contains("lastState") || !cs["lastState"].is_object()) continue;
+      common::TimePoint t = ts(cs["lastState"].value("terminated", json::object()), "finishedAt");
+      if (t == common::TimePoint{}) continue;
+      bool init = list[0] == 'i';
+      std::string name = cs.value("name", "");
+      for (auto& c : p->containers) {
+        if (c.init == init && c.name.view() == name) c.last_terminated = t;
+      }
+    }
+  }
   return p;
 }
 

@@ -40,6 +40,8 @@ struct ContainerView {
   bool restartable = false;   // restartPolicy: Always (sidecar) init container
   std::optional<std::int64_t> gpu_request, gpu_limit;  // whole nvidia.com/gpu
   std::optional<std::int64_t> cpu_request_milli, cpu_limit_milli, memory_request, memory_limit;
+  // status.(init)containerStatuses[].lastState.terminated.finishedAt of this container (REA-11); epoch = none.
+  common::TimePoint last_terminated{};
   bool is_target() const { return !init || restartable; }  // SPEC §0 target containers
 };
 

@@ -3,17 +3,21 @@
 #include <nlohmann/json.hpp>
 
 #include "act/kai_queues.h"
+#include "act/owner_annotations.h"
 #include "act/probe_pods.h"
+#include "act/status_writer.h"
 #include "api/kinds.h"
 #include "api/views.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
+#include "controllers/reactive.h"
 #include "controllers/static_owner.h"
 #include "controllers/status_controllers.h"
 #include "controllers/webhook_health.h"
 #include "observe/caches.h"
 #include "observe/catalog.h"
+#include "observe/signals.h"
 #include "observe/workloads.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
@@ -100,6 +104,32 @@ controllers::StatusSources status_sources(EngineState& s) {
   return out;
 }
 
+// REA-1…REA-11: the reactive recommender, re-checking its policies whenever kubex's objects change.
+std::shared_ptr<controllers::ReactiveRecommender> reactive_recommender(EngineState& state, const observe::CatalogView& catalog) {
+  controllers::ReactiveDeps d;
+  d.catalog = &catalog;
+  d.pods = observe::cached_signal_pods(state.caches);
+  controllers::ReactiveOptions o;
+  o.dry_run = state.options.dry_run;
+  d.annotations = act::client_annotation_writer(state.client, o.dry_run, common::Logger("controller.gpureactivepolicy"));
+  d.status = act::client_status_writer(state.client);
+  d.prometheus = controllers::prometheus_connector();
+  if (state.options.reactive_check_interval.count() > 0) {
+    o.check_interval = std::chrono::duration_cast<common::Duration>(state.options.reactive_check_interval);
+  }
+  o.bearer_token_file = state.options.prometheus_bearer_token_file;
+  o.ca_file = state.options.prometheus_ca_file;
+  o.metrics = &state.manager.metrics();
+  auto r = std::make_shared<controllers::ReactiveRecommender>(std::move(d), o);
+  state.inventory.on_change([c = r.get()](api::Kind k, const kube::ObjectPtr&) {
+    if (api::is_reactive(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
+        k == api::Kind::kPolicyEvaluation || api::is_policy(k)) {
+      c->objects_changed();
+    }
+  });
+  return r;
+}
+
 }  // namespace
 
 void add_controllers(EngineState& state) {
@@ -140,6 +170,7 @@ void add_controllers(EngineState& state) {
       });
   state.manager.add_runnable(static_owner, /*leader_only=*/true);
   state.manager.add_runnable(proactive, /*leader_only=*/true);
+  state.manager.add_runnable(reactive_recommender(state, catalog), /*leader_only=*/true);
 }
 
 }  // namespace kubex::engine

@@ -25,6 +25,11 @@ struct EngineOptions {
   bool kai_queues = false;                                   // --kai-queues: ensure the built-in queues (QUE-1)
   // Hidden --kai-queues-check-interval (tests only): how often QUE-1 checks the queues (SPEC: 5m).
   std::chrono::nanoseconds kai_queues_check_interval = std::chrono::minutes(5);
+  // Hidden --reactive-check-interval (tests only): overrides gpuReactiveCheckInterval (REA-1); 0 = not set.
+  std::chrono::nanoseconds reactive_check_interval{0};
+  // Prometheus credentials of the reactive recommender (REA-3): a bearer token file (re-read when it changes)
+  // and a CA bundle for an https prometheus.url.
+  std::string prometheus_bearer_token_file, prometheus_ca_file;
   // spec.webhookProbe.image when global-config leaves it unset (WHH-1; Helm sets the engine image there).
   std::string webhook_probe_image = "kubex-automation-engine";
   std::string global_config_name = "global-config";          // --global-config-name

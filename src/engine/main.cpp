@@ -64,6 +64,13 @@ int main(int argc, char** argv) {
   // Test-only: the QUE-1 check interval (a Go duration, at least 1s). Hidden from --help.
   std::string queues_interval = "5m";
   engine->add_option("--kai-queues-check-interval", queues_interval, "")->group("");
+  // Test-only: the REA-1 cycle interval instead of global-config's gpuReactiveCheckInterval. Hidden.
+  std::string reactive_interval;
+  engine->add_option("--reactive-check-interval", reactive_interval, "")->group("");
+  engine->add_option("--prometheus-bearer-token-file", eo.prometheus_bearer_token_file,
+                     "File holding the bearer token sent to Prometheus (re-read when it changes)");
+  engine->add_option("--prometheus-ca-file", eo.prometheus_ca_file,
+                     "PEM CA bundle that verifies an https Prometheus URL (default: the system's)");
   engine->add_option("--global-config-name", eo.global_config_name, "Name of the GlobalConfiguration singleton")
       ->capture_default_str();
   engine->add_option("--policy-evaluation-name", eo.policy_evaluation_name,
@@ -135,6 +142,14 @@ int main(int argc, char** argv) {
                                              (interval ? std::string("must be at least 1s") : interval.error().str()));
     }
     eo.kai_queues_check_interval = *interval;
+    if (!reactive_interval.empty()) {
+      auto ri = kubex::common::parse_go_duration(reactive_interval);
+      if (!ri || *ri < std::chrono::seconds(1)) {
+        return usage_error("kubex engine", "--reactive-check-interval: " +
+                                               (ri ? std::string("must be at least 1s") : ri.error().str()));
+      }
+      eo.reactive_check_interval = *ri;
+    }
     kubex::common::LogLevel level;
     if (!kubex::common::parse_log_level(eo.log_level, level)) {
       return usage_error("kubex engine", "--log-level: must be debug, info, warn, error or off, not \"" +

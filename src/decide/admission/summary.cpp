@@ -131,7 +131,7 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
     common::append_json_string(out, ref);
   }
   out += '}';
-  append_member(out, R"(,"rightsizingResult":)", result_name(s.result));
+  append_member(out, R"(,"rightsizingResult":)", s.result_text.empty() ? result_name(s.result) : s.result_text);
   append_member(out, R"(,"strategy":)", s.strategy);
   append_member(out, R"(,"summary":)", s.text);
   return out;

@@ -26,6 +26,9 @@ struct Summary {
   std::string strategy;                         // "<Kind>/<name>" of the governing strategy
   std::string mode = "none";                    // kai | vanilla | none
   AdmissionResult result = AdmissionResult::kSkipped;
+  // The recommenders' and actuation's rightsizingResult (RECOMMENDED, NO_DATA, EVICTED, …): written instead
+  // of `result` when set.
+  std::string result_text;
   std::vector<Change> changes;  // gpu, cpu and memory
   std::vector<Edit> edits;      // scheduler, queue (ADM-13), then vLLM (VLM-4); listed after `changes`
   std::vector<std::string> applied_filters;  // the constraint reasons recorded, sorted
