@@ -213,13 +213,23 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     won.push_back({std::move(w), std::move(m)});
   }
 
+  // What the cycle cost, for its log line (docs/performance.md reads it).
+  using Steady = std::chrono::steady_clock;
+  auto seconds_since = [](Steady::time_point t) { return std::chrono::duration<double>(Steady::now() - t).count(); };
+  std::size_t eligible = 0, queries = 0, written_count = 0;
+  for (const auto& p : pods) eligible += p.pods.size();
+  double prometheus_seconds = 0, decide_seconds = 0;
+
   std::optional<common::Error> failure;
   if (!won.empty()) {
     auto querier = deps_.prometheus->connect(po);
     if (!querier) {
       failure = querier.error();
     } else {
+      auto t0 = Steady::now();
       observe::SignalRead read = observe::read_signals(**querier, spec, pods);
+      prometheus_seconds = seconds_since(t0);
+      queries = read.succeeded + read.failed;
       if (queries_ok_) queries_ok_->Increment(static_cast<double>(read.succeeded));
       if (queries_failed_) queries_failed_->Increment(static_cast<double>(read.failed));
       failure = read.error;
@@ -248,7 +258,9 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
       in.now = now;
       if (auto e = decide::reactive::parse_requests(annotation_or_empty(w, requests_key)); e) in.existing = *e;
       if (auto st = decide::reactive::parse_state(annotation_or_empty(w, state_key)); st) in.state = *st;
+      auto t0 = Steady::now();
       decide::reactive::Outcome out = decide::reactive::decide(in);
+      decide_seconds += seconds_since(t0);
 
       std::map<std::string, std::string> set;
       std::vector<std::string> remove;
@@ -272,13 +284,24 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
                                                             {"error", written.error()}});
         continue;
       }
-      if (*written == act::OwnerWrite::kWritten) recommendations_total_.written(w, set);  // OBS-5
+      if (*written == act::OwnerWrite::kWritten) {
+        ++written_count;
+        recommendations_total_.written(w, set);  // OBS-5
+      }
     }
   }
   auto r = deps_.status->write(id->path(), status, now);
   if (!r && !r.error().not_found()) {
     log_.warn("cannot update the policy status", {{"policy", key}, {"error", r.error().str()}});
   }
+  log_.info("reactive cycle", {{"policy", key},
+                               {"workloads", won.size()},
+                               {"eligiblePods", eligible},
+                               {"queries", queries},
+                               {"ok", !failure.has_value()},
+                               {"ownersWritten", written_count},
+                               {"prometheusSeconds", prometheus_seconds},
+                               {"decideSeconds", decide_seconds}});
   return again;
 }
 
