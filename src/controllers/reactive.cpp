@@ -15,6 +15,7 @@
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
 #include "decide/reactive/reactive.h"
+#include "decide/status/policy_status.h"
 #include "kube/runtime/metrics.h"
 #include "observe/catalog_view.h"
 #include "observe/workloads.h"
@@ -245,7 +246,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
               {{"policy", key}, {"error", failure->str()}});
     status.set.push_back({"Ready", "False", "PrometheusQueryFailed", failure->str()});
   } else {
-    status.set.push_back({"Ready", "True", "Reconciled", ""});
+    status.set.push_back({"Ready", "True", decide::kReasonReconciled, decide::kReadyMessage});
     const std::string requests_key = decide::desired_requests_key(policy.kind);
     const std::string state_key = decide::reactive_state_key(policy.kind);
     const decide::policy::MatchedPolicy* winner = nullptr;

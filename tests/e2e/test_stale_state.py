@@ -100,6 +100,6 @@ def test_inert_kinds_say_what_this_engine_does(sim_factory):  # OBS-1, issue 12 
         ready = wait_for(lambda: (c := cond("clustergpureactivepolicies", "react", "Ready")) and
                          c["status"] == "True" and c, timeout=30, what="Ready on the reactive policy")
         assert ready["reason"] == "Reconciled"
-        assert "does not run reactive sizing yet" in ready["message"], ready
+        assert ready["message"] == "the policy and its strategy are valid", ready
     finally:
         assert eng.stop() == 0

@@ -59,14 +59,8 @@ PolicyConditions policy_conditions(const PolicyStatusInput& in) {
     out.ready = {kCondReady, "False", kReasonInvalidContract, strategy_bad};
   } else if (in.resolution == Resolution::kStrategyInvalid) {
     out.ready = {kCondReady, "False", kReasonInvalidSpec, strategy_bad};
-  } else if (api::is_reactive(in.kind)) {
-    // A resource that does nothing says so (issue 12): the policy manages its workloads at admission (its
-    // strategy governs them), but no reactive recommender runs in this engine version yet.
-    out.ready = {kCondReady, "True", kReasonReconciled,
-                 "the policy and its strategy are valid; its workloads are managed at admission, but this engine "
-                 "version does not run reactive sizing yet: no Prometheus queries, no recommendations"};
   } else {
-    out.ready = {kCondReady, "True", kReasonReconciled, "the policy and its strategy are valid"};
+    out.ready = {kCondReady, "True", kReasonReconciled, kReadyMessage};
   }
   out.valid = in.spec.valid && in.resolution == Resolution::kResolved;
   return out;

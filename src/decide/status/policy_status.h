@@ -43,6 +43,10 @@ PolicyConditions policy_conditions(const PolicyStatusInput& in);
 // `ClusterAutomationStrategy "kai" not found` / `AutomationStrategy "s" not found in namespace "ml"`.
 std::string strategy_not_found_message(api::Kind policy_kind, const std::string& ns, const std::string& name);
 
+// Ready=True/Reconciled's message. The reactive recommender writes the same one after a successful cycle, so
+// the two writers never flip it back and forth.
+inline constexpr const char* kReadyMessage = "the policy and its strategy are valid";
+
 // Ready reasons that another writer owns while the policy is valid (the reactive recommender's
 // PrometheusQueryFailed): a status controller leaves such a Ready alone (act::StatusChange::keep_reasons).
 const std::vector<std::string>& recommender_ready_reasons();

@@ -60,13 +60,11 @@ TEST(PolicyConditions, Table) {
        {"AutomationStrategyResolved", "True", "Resolved", "ClusterAutomationStrategy \"kai\" resolved"},
        {"Ready", "True", "Reconciled", "the policy and its strategy are valid"},
        true},
-      // Issue 12 item 10: a reactive policy says that no reactive sizing runs in this engine version.
+      // The reactive recommender writes the same Ready message after a good cycle (REA-10 recovery).
       {"reactive, resolved, valid",
        input(api::Kind::kClusterGpuReactivePolicy, Resolution::kResolved),
        {"AutomationStrategyResolved", "True", "Resolved", "ClusterAutomationStrategy \"kai\" resolved"},
-       {"Ready", "True", "Reconciled",
-        "the policy and its strategy are valid; its workloads are managed at admission, but this engine version "
-        "does not run reactive sizing yet: no Prometheus queries, no recommendations"},
+       {"Ready", "True", "Reconciled", "the policy and its strategy are valid"},
        true},
       {"namespaced strategy missing",
        input(api::Kind::kGpuReactivePolicy, Resolution::kStrategyNotFound),
