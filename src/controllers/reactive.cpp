@@ -225,7 +225,9 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
   if (!won.empty()) {
     auto querier = deps_.prometheus->connect(po);
     if (!querier) {
-      failure = querier.error();
+      failure = querier.error();  // bad settings (URL, CA file): no query could be sent, counted as one error
+      ++queries;
+      if (queries_failed_) queries_failed_->Increment();
     } else {
       auto t0 = Steady::now();
       observe::SignalRead read = observe::read_signals(**querier, spec, pods);
