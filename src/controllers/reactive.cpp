@@ -197,6 +197,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     s.next_due = now + interval;
   }
   const kube::ReconcileResult again{false, interval};
+  const auto cycle_start = std::chrono::steady_clock::now();
 
   // The workloads this policy wins (SEL-7) and their eligible pods (REA-2).
   struct Won {
@@ -304,7 +305,8 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
                                {"ok", !failure.has_value()},
                                {"ownersWritten", written_count},
                                {"prometheusSeconds", prometheus_seconds},
-                               {"decideSeconds", decide_seconds}});
+                               {"decideSeconds", decide_seconds},
+                               {"cycleSeconds", seconds_since(cycle_start)}});
   return again;
 }
 
