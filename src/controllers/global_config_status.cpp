@@ -3,7 +3,6 @@
 #include "act/status.h"
 #include "api/kinds.h"
 #include "api/kubex_views.h"
-#include "kube/cache/informer.h"
 
 namespace kubex::controllers {
 
@@ -30,13 +29,6 @@ class ClientGlobalConfigStatus final : public GlobalConfigStatus {
 };
 
 }  // namespace
-
-std::shared_ptr<const api::GlobalConfigObject> global_config_object(const GlobalConfigGetter& get) {
-  if (!get) return nullptr;
-  auto obj = get();
-  if (!obj) return nullptr;
-  return kube::as<api::GlobalConfigObject>(obj);
-}
 
 kube::ObjectReference global_config_ref(const std::string& name, const api::GlobalConfigObject* cached) {
   kube::ObjectReference ref;

@@ -1,14 +1,13 @@
-// What the engine-wide controllers (QUE, WHH) share about the GlobalConfiguration singleton: reading it from
-// the inventory's cache, writing its /status (act::update_status: condition-keyed, observedGeneration,
-// conflict retries) and naming it as the object of events (OBS-2). The object may not exist yet (the engine
-// creates it at startup, API-4): a write then fails with not_found() and the caller retries later.
+// What the engine-wide controllers (QUE, WHH) share about the GlobalConfiguration singleton: writing its
+// /status (act::update_status: condition-keyed, observedGeneration, conflict retries) and naming it as the
+// object of events (OBS-2). They read it from the inventory's cache through observe::GlobalConfigView. The
+// object may not exist yet (the engine creates it at startup, API-4): a write then fails with not_found() and
+// the caller retries later.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
-#include "common/cached_object.h"
 #include "common/clock.h"
 #include "kube/client/client.h"
 #include "kube/runtime/event_recorder.h"
@@ -21,13 +20,11 @@ namespace kubex::api {
 struct GlobalConfigObject;
 }
 
+namespace kubex::observe {
+class GlobalConfigView;
+}
+
 namespace kubex::controllers {
-
-// The cached global-config (an api::GlobalConfigObject), or nullptr while it does not exist.
-using GlobalConfigGetter = std::function<common::ObjectPtr()>;
-
-// The typed object behind a getter's answer (nullptr when missing).
-std::shared_ptr<const api::GlobalConfigObject> global_config_object(const GlobalConfigGetter& get);
 
 // The event target for global-config `name` (uid from the cached object when there is one).
 kube::ObjectReference global_config_ref(const std::string& name, const api::GlobalConfigObject* cached);

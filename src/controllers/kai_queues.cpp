@@ -7,6 +7,7 @@
 #include "act/status.h"
 #include "api/keys.h"
 #include "api/kubex_views.h"
+#include "observe/catalog_view.h"
 #include "kube/runtime/event_recorder.h"
 
 namespace kubex::controllers {
@@ -39,11 +40,11 @@ const std::vector<std::pair<std::string, std::string>>& builtin_kai_queues() {
 
 KaiQueuesController::KaiQueuesController(std::shared_ptr<act::QueueWriter> api,
                                          std::shared_ptr<GlobalConfigStatus> status,
-                                         GlobalConfigGetter global_config, kube::EventRecorder* events,
-                                         KaiQueuesOptions options)
+                                         const observe::GlobalConfigView& global_config,
+                                         kube::EventRecorder* events, KaiQueuesOptions options)
     : api_(std::move(api)),
       status_(std::move(status)),
-      global_config_(std::move(global_config)),
+      global_config_(global_config),
       events_(events),
       options_(std::move(options)),
       clock_(options_.clock ? *options_.clock : common::RealClock::instance()),
@@ -69,7 +70,7 @@ void KaiQueuesController::stop() {
 }
 
 void KaiQueuesController::global_config_changed() {
-  auto cached = global_config_object(global_config_);
+  auto cached = global_config_.global_config();
   bool check = false;
   {
     std::lock_guard lk(mu_);
@@ -104,7 +105,7 @@ kube::KResult<KaiQueuesController::Outcome> KaiQueuesController::ensure_queues()
     if (made) {
       log_.info("created KAI queue", {{"queue", name}, {"parentQueue", parent}});
       if (events_) {
-        auto cached = global_config_object(global_config_);
+        auto cached = global_config_.global_config();
         events_->event(global_config_ref(status_->name(), cached.get()), kube::EventType::kNormal,
                        "QueueCreated",
                        "created Queue " + name +
@@ -134,7 +135,7 @@ kube::ReconcileOutcome KaiQueuesController::reconcile() {
   common::Duration next = options_.check_interval;
   if (!options_.enabled) {
     // QUE-2: the feature is off, the condition goes away (queues are left alone).
-    auto cached = global_config_object(global_config_);
+    auto cached = global_config_.global_config();
     bool present = false;
     if (cached) {
       for (const auto& c : cached->parsed.value.conditions) present = present || c.type == kKaiQueuesReady;

@@ -54,7 +54,7 @@ class KaiQueuesController final : public kube::Runnable {
  public:
   // `events` may be null (no events).
   KaiQueuesController(std::shared_ptr<act::QueueWriter> api, std::shared_ptr<GlobalConfigStatus> status,
-                      GlobalConfigGetter global_config, kube::EventRecorder* events,
+                      const observe::GlobalConfigView& global_config, kube::EventRecorder* events,
                       KaiQueuesOptions options);
   ~KaiQueuesController() override;
 
@@ -84,7 +84,7 @@ class KaiQueuesController final : public kube::Runnable {
 
   std::shared_ptr<act::QueueWriter> api_;
   std::shared_ptr<GlobalConfigStatus> status_;
-  GlobalConfigGetter global_config_;
+  const observe::GlobalConfigView& global_config_;
   kube::EventRecorder* events_;
   KaiQueuesOptions options_;
   const common::Clock& clock_;

@@ -1,7 +1,5 @@
 #include "controllers/policy_status.h"
 
-#include "observe/catalog_view.h"
-
 #include <exception>
 #include <nlohmann/json.hpp>
 
@@ -14,6 +12,9 @@
 #include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/predicates.h"
+#include "observe/catalog_view.h"
+#include "observe/kubex_meta.h"
+#include "observe/workloads.h"
 
 namespace kubex::controllers {
 
@@ -33,7 +34,7 @@ std::string policy_key(const api::Policy& p) {
 
 // Status writes leave metadata.generation alone: our own writes do not come back as work.
 bool spec_changed(api::Kind k, const common::ObjectPtr& old_obj, const common::CachedObject& new_obj) {
-  return kube::generation_changed(old_obj ? meta_of(k, *old_obj) : nullptr, meta_of(k, new_obj));
+  return observe::generation_changed(k, old_obj.get(), &new_obj);
 }
 
 }  // namespace
@@ -202,7 +203,7 @@ kube::ReconcileOutcome PolicyStatusController::reconcile_policy(const std::strin
   decide::PolicyConditions conds = decide::policy_conditions(in);
 
   std::vector<std::shared_ptr<const api::WorkloadView>> views;
-  if (deps_.workloads) views = deps_.workloads();
+  if (deps_.workloads) views = deps_.workloads->list();
   std::int64_t matched = decide::count_matched_workloads(p, linked->input.scope_evaluates, views,
                                                          cat->global().protected_namespace_patterns);
 

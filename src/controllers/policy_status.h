@@ -13,7 +13,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,7 +36,8 @@ class Catalog;
 
 namespace kubex::observe {
 class CatalogView;
-}
+class WorkloadViews;
+}  // namespace kubex::observe
 namespace kubex::act {
 class StatusWriter;
 }
@@ -49,8 +49,8 @@ struct PolicyStatusDeps {
   kube::EventRecorder* events = nullptr;  // may be null (no events)
   // The current linked catalog (policies, strategies, global-config).
   const observe::CatalogView* catalog = nullptr;
-  // The cached owner objects (every kind SEL-1 knows; non-roots are filtered out).
-  std::function<std::vector<std::shared_ptr<const api::WorkloadView>>()> workloads;
+  // The workloads (SEL-1 top owners) whose scope match matchedWorkloads counts; null: none.
+  std::shared_ptr<const observe::WorkloadViews> workloads;
   std::string global_config_name = "global-config";  // --global-config-name
   const common::Clock* clock = nullptr;              // default: the real clock
   kube::Metrics* metrics = nullptr;                  // may be null

@@ -16,11 +16,7 @@ void add_validity_status(const StatusSources& s) {
   d.writer = act::client_status_writer(s.client);
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
-  const observe::CatalogCache* objects = s.kubex_objects;
-  d.object = [objects](api::Kind k, const std::string& key) -> common::ObjectPtr {
-    auto inf = objects->informer(k);
-    return inf ? inf->get(key) : nullptr;
-  };
+  d.objects = s.kubex_objects;
   d.global_config_name = s.global_config_name;
   d.policy_evaluation_name = s.policy_evaluation_name;
   auto c = std::make_shared<ValidityStatusController>(std::move(d));
@@ -37,19 +33,7 @@ void add_policy_status(const StatusSources& s) {
   d.events = &s.manager->events();
   d.metrics = &s.manager->metrics();
   d.catalog = s.kubex_objects;
-  std::vector<std::shared_ptr<kube::Informer>> workloads;
-  for (const auto& inf : s.workload_informers) {
-    if (inf) workloads.push_back(inf);
-  }
-  d.workloads = [workloads] {
-    std::vector<std::shared_ptr<const api::WorkloadView>> out;
-    for (const auto& inf : workloads) {
-      for (auto& o : inf->list()) {
-        if (auto v = std::dynamic_pointer_cast<const api::WorkloadView>(o)) out.push_back(std::move(v));
-      }
-    }
-    return out;
-  };
+  d.workloads = s.workloads;
   d.global_config_name = s.global_config_name;
   auto c = std::make_shared<PolicyStatusController>(std::move(d));
   for (const auto& ki : api::all_kinds()) {
@@ -59,7 +43,9 @@ void add_policy_status(const StatusSources& s) {
     if (api::is_strategy(ki.kind)) c->watch_strategies(ki.kind, *inf);
     if (ki.kind == api::Kind::kGlobalConfiguration) c->watch_global_config(*inf);
   }
-  for (const auto& inf : workloads) c->watch_workloads(*inf);
+  for (const auto& inf : s.workload_informers) {
+    if (inf) c->watch_workloads(*inf);
+  }
   s.manager->add_runnable(c, /*leader_only=*/true);
 }
 

@@ -4,7 +4,6 @@
 // terms; handlers are added to the informers here, so call these before the informers start.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,7 +23,8 @@ class Catalog;
 
 namespace kubex::observe {
 class CatalogCache;
-}
+class WorkloadViews;
+}  // namespace kubex::observe
 
 namespace kubex::controllers {
 
@@ -33,8 +33,10 @@ struct StatusSources {
   std::shared_ptr<kube::Client> client;
   // kubex's own objects: the informer of each rightsizing.kubex.ai kind and the catalog built from them.
   const observe::CatalogCache* kubex_objects = nullptr;
-  // The owner kinds' informers (SEL-1: Deployments, StatefulSets, DaemonSets, Jobs, CronJobs, Rollouts,
-  // AnalysisRuns, Models, StrimziPodSets); nulls are skipped.
+  // The workloads (SEL-1 top owners) policystatus counts, and the informers of their kinds (Deployments,
+  // StatefulSets, DaemonSets, Jobs, CronJobs, Rollouts, AnalysisRuns, Models, StrimziPodSets) whose events
+  // it follows; nulls are skipped.
+  std::shared_ptr<const observe::WorkloadViews> workloads;
   std::vector<std::shared_ptr<kube::Informer>> workload_informers;
   std::string global_config_name = "global-config";
   std::string policy_evaluation_name = "policy-evaluation";

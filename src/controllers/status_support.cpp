@@ -39,33 +39,6 @@ const T* typed(const common::CachedObject& o) {
 
 }  // namespace
 
-const api::ObjectMeta* meta_of(api::Kind k, const common::CachedObject& o) {
-  if (api::is_strategy(k)) {
-    auto* s = typed<api::StrategyObject>(o);
-    return s ? &s->parsed.value.meta : nullptr;
-  }
-  if (api::is_policy(k)) {
-    auto* p = typed<api::PolicyObject>(o);
-    return p ? &p->parsed.value.meta : nullptr;
-  }
-  switch (k) {
-    case api::Kind::kGpuConsolidationPolicy: {
-      auto* c = typed<api::ConsolidationObject>(o);
-      return c ? &c->parsed.value.meta : nullptr;
-    }
-    case api::Kind::kGlobalConfiguration: {
-      auto* g = typed<api::GlobalConfigObject>(o);
-      return g ? &g->parsed.value.meta : nullptr;
-    }
-    case api::Kind::kPolicyEvaluation: {
-      auto* e = typed<api::PolicyEvaluationObject>(o);
-      return e ? &e->parsed.value.meta : nullptr;
-    }
-    default:
-      return nullptr;
-  }
-}
-
 std::vector<decide::ConditionState> cached_conditions(api::Kind k, const common::CachedObject& o) {
   const std::vector<api::Condition>* cs = nullptr;
   if (api::is_strategy(k)) {

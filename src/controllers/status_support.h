@@ -1,6 +1,6 @@
 // What the status controllers of kubex's own objects share (controllers/validity_status.h,
-// controllers/policy_status.h): work-queue keys naming an object of a rightsizing.kubex.ai kind, the typed
-// metadata of a cached object, and one status write followed by the OBS-2 events its condition changes call
+// controllers/policy_status.h): work-queue keys naming an object of a rightsizing.kubex.ai kind, the status
+// conditions of a cached object, and one status write followed by the OBS-2 events its condition changes call
 // for (decided by decide::condition_events from the conditions read just before the write).
 #pragma once
 
@@ -37,9 +37,8 @@ struct ObjectId {
 std::optional<ObjectId> parse_object_key(const std::string& key);
 ObjectId object_id(api::Kind kind, const common::CachedObject& o);
 
-// The parsed metadata of a cached kubex object of kind `k` (api/kubex_views.h); nullptr for another kind.
-const api::ObjectMeta* meta_of(api::Kind k, const common::CachedObject& o);
-// The status conditions the cache holds for it (empty for another kind).
+// The status conditions the cache holds for a cached kubex object of kind `k` (api/kubex_views.h; empty for
+// another kind). Its parsed metadata: observe::meta_of (observe/kubex_meta.h).
 std::vector<decide::ConditionState> cached_conditions(api::Kind k, const common::CachedObject& o);
 
 act::ConditionUpdate to_update(const decide::ConditionState& c);

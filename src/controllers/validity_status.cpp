@@ -7,7 +7,8 @@
 #include "act/status_writer.h"
 #include "decide/status/object_status.h"
 #include "kube/cache/informer.h"
-#include "kube/runtime/predicates.h"
+#include "observe/catalog_view.h"
+#include "observe/kubex_meta.h"
 
 namespace kubex::controllers {
 
@@ -52,7 +53,7 @@ void ValidityStatusController::watch(api::Kind k, kube::Informer& informer) {
     auto s = self.lock();
     if (!s || !new_obj) return;
     // Status writes (ours or another controller's) leave metadata.generation alone: only spec changes count.
-    if (kube::generation_changed(old_obj ? meta_of(k, *old_obj) : nullptr, meta_of(k, *new_obj))) {
+    if (observe::generation_changed(k, old_obj.get(), new_obj.get())) {
       s->enqueue(k, *new_obj);
     }
   };
@@ -72,9 +73,9 @@ kube::ReconcileOutcome ValidityStatusController::reconcile(const std::string& ke
 kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::string& key) {
   auto id = parse_object_key(key);
   if (!id || !handles(id->kind)) return kube::ReconcileResult{};  // not ours: dropped
-  common::ObjectPtr obj = deps_.object ? deps_.object(id->kind, id->cache_key()) : nullptr;
+  common::ObjectPtr obj = deps_.objects ? deps_.objects->object(id->kind, id->cache_key()) : nullptr;
   if (!obj) return kube::ReconcileResult{};  // deleted: nothing to report on
-  const api::ObjectMeta* meta = meta_of(id->kind, *obj);
+  const api::ObjectMeta* meta = observe::meta_of(id->kind, *obj);
   if (!meta) return kube::ReconcileResult{};
 
   decide::Verdict verdict;

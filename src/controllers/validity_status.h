@@ -9,7 +9,6 @@
 // informer cached it; invalid objects are requeued after 5m, and nothing else is done with them.
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
 
@@ -28,14 +27,17 @@ class Metrics;
 namespace kubex::act {
 class StatusWriter;
 }
+namespace kubex::observe {
+class KubexObjects;
+}
 
 namespace kubex::controllers {
 
 struct ValidityStatusDeps {
   std::unique_ptr<act::StatusWriter> writer;
   kube::EventRecorder* events = nullptr;  // may be null (no events)
-  // The cached object of kind `k` under its informer key ("ns/name" or "name"); nullptr when absent.
-  std::function<common::ObjectPtr(api::Kind k, const std::string& key)> object;
+  // kubex's cached objects, read by kind and informer key (observe::CatalogCache in the engine).
+  const observe::KubexObjects* objects = nullptr;
   std::string global_config_name = "global-config";          // --global-config-name
   std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
   const common::Clock* clock = nullptr;                      // default: the real clock

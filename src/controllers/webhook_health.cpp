@@ -5,6 +5,7 @@
 
 #include "act/status.h"
 #include "api/kubex_views.h"
+#include "observe/catalog_view.h"
 #include "common/hash.h"
 #include "common/time_format.h"
 #include "kube/runtime/event_recorder.h"
@@ -21,13 +22,13 @@ constexpr const char* kKey = "webhook-health";
 
 WebhookHealthController::WebhookHealthController(std::shared_ptr<act::ProbeRunner> probes,
                                                  std::shared_ptr<GlobalConfigStatus> status,
-                                                 GlobalConfigGetter global_config,
+                                                 const observe::GlobalConfigView& global_config,
                                                  kube::EventRecorder* events,
                                                  std::shared_ptr<WebhookHealthSignal> signal,
                                                  WebhookHealthOptions options)
     : probes_(std::move(probes)),
       status_(std::move(status)),
-      global_config_(std::move(global_config)),
+      global_config_(global_config),
       events_(events),
       signal_(std::move(signal)),
       options_(std::move(options)),
@@ -68,7 +69,7 @@ WebhookHealthController::Settings WebhookHealthController::settings(
 }
 
 void WebhookHealthController::global_config_changed() {
-  auto cached = global_config_object(global_config_);
+  auto cached = global_config_.global_config();
   if (!cached) return;
   Settings s = settings(cached.get());
   bool probe_now = false;
@@ -144,7 +145,7 @@ void WebhookHealthController::write_status(const decide::WebhookHealthState& s,
 }
 
 kube::ReconcileOutcome WebhookHealthController::reconcile() {
-  auto cached = global_config_object(global_config_);
+  auto cached = global_config_.global_config();
   Settings s = settings(cached.get());
   bool first = false;
   {

@@ -45,7 +45,7 @@ class WebhookHealthController final : public kube::Runnable {
  public:
   // `events` may be null; `signal` may be null (nobody listens).
   WebhookHealthController(std::shared_ptr<act::ProbeRunner> probes, std::shared_ptr<GlobalConfigStatus> status,
-                          GlobalConfigGetter global_config, kube::EventRecorder* events,
+                          const observe::GlobalConfigView& global_config, kube::EventRecorder* events,
                           std::shared_ptr<WebhookHealthSignal> signal, WebhookHealthOptions options);
   ~WebhookHealthController() override;
 
@@ -76,7 +76,7 @@ class WebhookHealthController final : public kube::Runnable {
 
   std::shared_ptr<act::ProbeRunner> probes_;
   std::shared_ptr<GlobalConfigStatus> status_;
-  GlobalConfigGetter global_config_;
+  const observe::GlobalConfigView& global_config_;
   kube::EventRecorder* events_;
   std::shared_ptr<WebhookHealthSignal> signal_;
   WebhookHealthOptions options_;

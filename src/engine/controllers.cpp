@@ -29,12 +29,12 @@ namespace {
 
 // What the engine-wide controllers share: global-config from the inventory's cache and its status writer.
 struct GlobalConfigAccess {
-  controllers::GlobalConfigGetter get;
+  const observe::GlobalConfigView& get;
   std::shared_ptr<controllers::GlobalConfigStatus> status;
 };
 
 GlobalConfigAccess global_config_access(EngineState& state) {
-  return {[&inv = state.inventory] { return inv.global_config(); },
+  return {state.inventory,
           controllers::client_global_config_status(state.client, state.options.global_config_name)};
 }
 
@@ -97,6 +97,7 @@ controllers::StatusSources status_sources(EngineState& s) {
   out.client = s.client;
   out.kubex_objects = &s.inventory;
   const observe::Caches& c = s.caches;
+  out.workloads = observe::cached_workload_views(c);
   out.workload_informers = {c.deployments, c.statefulsets, c.daemonsets,     c.jobs,  c.cronjobs,
                             c.rollouts,    c.analysisruns, c.strimzipodsets, c.models};
   out.global_config_name = s.options.global_config_name;

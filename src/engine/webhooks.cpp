@@ -2,7 +2,6 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
-#include <set>
 
 #include "act/owner_annotations.h"
 #include "api/keys.h"
@@ -11,6 +10,7 @@
 #include "controllers/webhook_probe.h"
 #include "observe/caches.h"
 #include "observe/catalog.h"
+#include "observe/kai_queues.h"
 #include "observe/owners.h"
 #include "observe/workloads.h"
 #include "kube/cache/informer.h"
@@ -101,20 +101,9 @@ void install_pod_mutation(const WebhookContext& ctx) {
 // VAL-1: one validating path per kind (HLM-2).
 void install_cr_validation(const WebhookContext& ctx) {
   webhook::CrValidationDeps deps;
-  const observe::CatalogCache* inventory = &ctx.inventory;
-  const observe::Caches* caches = &ctx.caches;
-  bool early = ctx.options.early_webhook_enabled;
-  deps.catalog = inventory;
-  deps.context = [caches, early] {
-    api::ValidationContext vc;
-    vc.early_webhook_enabled = early;
-    if (caches->queues && caches->queues->synced() && !caches->queues->absent()) {
-      std::set<std::string> names;
-      for (const auto& q : caches->queues->list()) names.insert(q->name);
-      vc.kai_queues = std::move(names);
-    }
-    return vc;
-  };
+  deps.catalog = &ctx.inventory;
+  deps.kai_queues = observe::cached_kai_queue_names(ctx.caches);
+  deps.early_webhook_enabled = ctx.options.early_webhook_enabled;
   auto handler = std::make_shared<webhook::CrValidation>(std::move(deps));
   webhook::HandlerOptions ho;
   ho.mutating = false;

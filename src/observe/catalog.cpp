@@ -6,27 +6,11 @@
 #include "decide/policy/catalog.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
+#include "observe/kubex_meta.h"
 
 namespace kubex::observe {
 
 namespace {
-
-// metadata.generation of a cached kubex object: it moves only when the spec changes (status subresource).
-std::int64_t generation_of(api::Kind k, const kube::ObjectPtr& o) {
-  if (!o) return -1;
-  if (api::is_strategy(k)) return kube::as<api::StrategyObject>(o)->parsed.value.meta.generation;
-  if (api::is_policy(k)) return kube::as<api::PolicyObject>(o)->parsed.value.meta.generation;
-  switch (k) {
-    case api::Kind::kGpuConsolidationPolicy:
-      return kube::as<api::ConsolidationObject>(o)->parsed.value.meta.generation;
-    case api::Kind::kGlobalConfiguration:
-      return kube::as<api::GlobalConfigObject>(o)->parsed.value.meta.generation;
-    case api::Kind::kPolicyEvaluation:
-      return kube::as<api::PolicyEvaluationObject>(o)->parsed.value.meta.generation;
-    default:
-      return -1;
-  }
-}
 
 bool in_catalog(api::Kind k) {
   return api::is_strategy(k) || api::is_policy(k) || k == api::Kind::kGlobalConfiguration ||
@@ -49,7 +33,7 @@ CatalogCache::CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogO
     // Status-only writes (the engine's own conditions) do not change what decisions read: no notification,
     // or every status write would trigger the controllers that write status again.
     h.on_update = [this, k](const kube::ObjectPtr& old, const kube::ObjectPtr& o) {
-      if (generation_of(k, old) != generation_of(k, o)) changed(k, o);
+      if (generation_changed(k, old.get(), o.get())) changed(k, o);
     };
     h.on_delete = [this, k](const kube::ObjectPtr& o) { changed(k, o); };
     inf->add_handlers(std::move(h));
@@ -79,8 +63,14 @@ void CatalogCache::changed(api::Kind k, const common::ObjectPtr& obj) {
   for (const auto& l : listeners_) l(k, obj);
 }
 
-common::ObjectPtr CatalogCache::global_config() const {
-  return informer(api::Kind::kGlobalConfiguration)->get(options_.global_config_name);
+common::ObjectPtr CatalogCache::object(api::Kind k, const std::string& key) const {
+  auto inf = informer(k);
+  return inf ? inf->get(key) : nullptr;
+}
+
+std::shared_ptr<const api::GlobalConfigObject> CatalogCache::global_config() const {
+  auto o = informer(api::Kind::kGlobalConfiguration)->get(options_.global_config_name);
+  return kube::as<api::GlobalConfigObject>(o);
 }
 
 common::ObjectPtr CatalogCache::policy_evaluation() const {
@@ -105,7 +95,7 @@ std::shared_ptr<const decide::policy::Catalog> CatalogCache::catalog() const {
   // Invalid singletons still give their best-effort values: a partly wrong global-config must not silently
   // turn automation back on (VAL-6 reports it on the object).
   api::GlobalConfigSpec global;
-  if (auto g = global_config()) global = kube::as<api::GlobalConfigObject>(g)->parsed.value.spec;
+  if (auto g = global_config()) global = g->parsed.value.spec;
   api::PolicyEvaluation evaluation;
   if (auto e = policy_evaluation()) evaluation = kube::as<api::PolicyEvaluationObject>(e)->parsed.value;
   catalog_ = std::make_shared<const decide::policy::Catalog>(std::move(policies), std::move(strategies),

@@ -33,7 +33,7 @@ struct CatalogOptions {
   std::string policy_evaluation_name = "policy-evaluation";  // --policy-evaluation-name
 };
 
-class CatalogCache final : public CatalogView {
+class CatalogCache final : public CatalogView, public KubexObjects, public GlobalConfigView {
  public:
   CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogOptions options = {});
   ~CatalogCache();
@@ -44,8 +44,10 @@ class CatalogCache final : public CatalogView {
 
   // The current catalog. Cheap when nothing changed since the last call.
   std::shared_ptr<const decide::policy::Catalog> catalog() const override;
+  // The cached object of kind `k` under its informer key (nullptr when absent).
+  common::ObjectPtr object(api::Kind k, const std::string& key) const override;
   // The singletons' cached objects (nullptr when missing).
-  common::ObjectPtr global_config() const;
+  std::shared_ptr<const api::GlobalConfigObject> global_config() const override;
   common::ObjectPtr policy_evaluation() const;
 
   // Called for every add and delete of kind `k`, and for updates that change metadata.generation (spec

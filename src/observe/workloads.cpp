@@ -99,6 +99,31 @@ decide::policy::Workload decision_workload(const api::WorkloadView& v) {
   return w;
 }
 
+namespace {
+
+class CachedWorkloadViews final : public WorkloadViews {
+ public:
+  explicit CachedWorkloadViews(const Caches& caches) : caches_(caches) {}
+  std::vector<std::shared_ptr<const api::WorkloadView>> list() const override {
+    return list_workloads(caches_);
+  }
+  std::shared_ptr<const api::WorkloadView> find(const std::string& key) const override {
+    return find_workload(caches_, key);
+  }
+  std::vector<decide::policy::TargetContainer> target_containers(const api::WorkloadView& w) const override {
+    return target_containers_of(caches_, w);
+  }
+
+ private:
+  const Caches& caches_;
+};
+
+}  // namespace
+
+std::shared_ptr<const WorkloadViews> cached_workload_views(const Caches& caches) {
+  return std::make_shared<CachedWorkloadViews>(caches);
+}
+
 void on_workload_changes(const Caches& caches, std::function<void(const api::WorkloadView&)> fn) {
   for (const auto& inf : caches.workload_informers()) {
     if (!inf) continue;

@@ -35,6 +35,21 @@ std::optional<nlohmann::json> pod_template_of(const Caches& caches, const api::W
 // The target containers of that pod (SPEC §0) with their GPU allocations; empty when there is no template.
 std::vector<decide::policy::TargetContainer> target_containers_of(const Caches& caches, const api::WorkloadView& w);
 
+// The workloads as the controllers that reconcile them read them: the informer caches in the engine
+// (cached_workload_views, over the functions above), a fake in controller tests.
+class WorkloadViews {
+ public:
+  virtual ~WorkloadViews() = default;
+  // Every workload (list_workloads).
+  virtual std::vector<std::shared_ptr<const api::WorkloadView>> list() const = 0;
+  // The workload of a workload_key(), or nullptr (find_workload).
+  virtual std::shared_ptr<const api::WorkloadView> find(const std::string& key) const = 0;
+  // The target containers of its pod template (target_containers_of).
+  virtual std::vector<decide::policy::TargetContainer> target_containers(
+      const api::WorkloadView& w) const = 0;
+};
+std::shared_ptr<const WorkloadViews> cached_workload_views(const Caches& caches);
+
 // The workload as the policy decisions see it.
 decide::policy::Workload decision_workload(const api::WorkloadView& w);
 

@@ -1,8 +1,9 @@
 #include "webhook/cr_validation.h"
 
-#include "observe/catalog_view.h"
-
 #include <nlohmann/json.hpp>
+
+#include "observe/catalog_view.h"
+#include "observe/kai_queues.h"
 
 namespace kubex::webhook {
 
@@ -19,7 +20,9 @@ AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind ki
   }
   if (req.operation != Operation::kCreate && req.operation != Operation::kUpdate)
     return AdmissionResponse::allow();
-  api::ValidationContext ctx = deps_.context ? deps_.context() : api::ValidationContext{};
+  api::ValidationContext ctx;
+  ctx.early_webhook_enabled = deps_.early_webhook_enabled;
+  if (deps_.kai_queues) ctx.kai_queues = deps_.kai_queues->names();
   api::ValidationReport report = api::validate(kind, *req.object, ctx);
   AdmissionResponse r =
       report.ok() ? AdmissionResponse::allow() : AdmissionResponse::deny(422, "Invalid", report.message());

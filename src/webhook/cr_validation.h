@@ -3,7 +3,6 @@
 // way. DELETE of a strategy that a policy still references is denied, naming the policies.
 #pragma once
 
-#include <functional>
 #include <memory>
 
 #include "api/kinds.h"
@@ -13,13 +12,16 @@
 
 namespace kubex::observe {
 class CatalogView;
-}
+class KaiQueueNames;
+}  // namespace kubex::observe
 
 namespace kubex::webhook {
 
 struct CrValidationDeps {
   const observe::CatalogView* catalog = nullptr;  // for the strategy DELETE check
-  std::function<api::ValidationContext()> context;                          // VAL-2 inputs; may be empty
+  // VAL-2 inputs: the cluster's KAI queues (null: unknown) and --early-webhook-enabled.
+  std::shared_ptr<const observe::KaiQueueNames> kai_queues;
+  bool early_webhook_enabled = true;
 };
 
 class CrValidation {

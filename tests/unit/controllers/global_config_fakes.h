@@ -13,6 +13,7 @@
 #include "api/kubex_views.h"
 #include "controllers/global_config_status.h"
 #include "kube/runtime/event_recorder.h"
+#include "observe/catalog_view.h"
 
 namespace kubex::controllers::test {
 
@@ -21,7 +22,7 @@ using nlohmann::json;
 inline const common::TimePoint kT0{std::chrono::seconds(1'800'000'000)};
 
 // The cached global-config: `spec` and `status` as JSON, projected like the inventory does.
-class FakeGlobalConfig {
+class FakeGlobalConfig final : public observe::GlobalConfigView {
  public:
   void set(const json& spec, const json& status = json::object(), std::int64_t generation = 1) {
     json obj = {{"apiVersion", "rightsizing.kubex.ai/v1alpha1"},
@@ -29,15 +30,14 @@ class FakeGlobalConfig {
                 {"metadata", {{"name", "global-config"}, {"uid", "uid-gc"}, {"generation", generation}}},
                 {"spec", spec},
                 {"status", status}};
-    current_ = api::project_kubex_object(api::Kind::kGlobalConfiguration, obj);
+    current_ = std::static_pointer_cast<const api::GlobalConfigObject>(
+        api::project_kubex_object(api::Kind::kGlobalConfiguration, obj));
   }
   void remove() { current_ = nullptr; }
-  GlobalConfigGetter getter() {
-    return [this] { return current_; };
-  }
+  std::shared_ptr<const api::GlobalConfigObject> global_config() const override { return current_; }
 
  private:
-  common::ObjectPtr current_;
+  std::shared_ptr<const api::GlobalConfigObject> current_;
 };
 
 class FakeStatus final : public GlobalConfigStatus {

@@ -85,7 +85,7 @@ struct Fixture {
     KaiQueuesOptions o;
     o.enabled = enabled;
     o.clock = &clock;
-    ctrl = std::make_unique<KaiQueuesController>(api, status, gc.getter(), recorder.get(), o);
+    ctrl = std::make_unique<KaiQueuesController>(api, status, gc, recorder.get(), o);
   }
   kube::ReconcileResult run() {
     auto r = ctrl->reconcile();

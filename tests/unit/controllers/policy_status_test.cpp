@@ -9,8 +9,9 @@
 #include <set>
 
 #include "common/time_format.h"
-#include "status_fakes.h"
 #include "kube/runtime/metrics.h"
+#include "status_fakes.h"
+#include "workload_fakes.h"
 
 namespace kubex::controllers {
 namespace {
@@ -21,6 +22,16 @@ using K = api::Kind;
 
 const json kGpu = {{"nvidia.com/gpu.present", "true"}};
 
+// Whatever the workload reads throw stays inside the reconcile.
+class ThrowingWorkloads final : public observe::WorkloadViews {
+ public:
+  std::vector<std::shared_ptr<const api::WorkloadView>> list() const override { throw std::bad_alloc(); }
+  std::shared_ptr<const api::WorkloadView> find(const std::string&) const override { throw std::bad_alloc(); }
+  std::vector<decide::policy::TargetContainer> target_containers(const api::WorkloadView&) const override {
+    throw std::bad_alloc();
+  }
+};
+
 class PolicyFixture : public ::testing::Test {
  protected:
   FakeApi api;
@@ -29,7 +40,7 @@ class PolicyFixture : public ::testing::Test {
   common::FakeClock clock;
   std::vector<json> events;
   kube::Metrics metrics;
-  std::vector<std::shared_ptr<const api::WorkloadView>> workloads;
+  std::shared_ptr<FakeWorkloadViews> workloads = std::make_shared<FakeWorkloadViews>();
   std::unique_ptr<kube::EventRecorder> recorder;
   std::shared_ptr<PolicyStatusController> ctl;
 
@@ -43,7 +54,7 @@ class PolicyFixture : public ::testing::Test {
     d.writer = std::make_unique<FakeStatusWriter>(&api);
     d.events = recorder.get();
     d.catalog = &cache_view;
-    d.workloads = [this] { return workloads; };
+    d.workloads = workloads;
     d.clock = &clock;
     d.metrics = &metrics;
     ctl = std::make_shared<PolicyStatusController>(std::move(d));
@@ -70,7 +81,7 @@ class PolicyFixture : public ::testing::Test {
 
 TEST_F(PolicyFixture, MissingStrategyThenCreatedFlipsWithoutRestart) {  // OBS-1, OBS-2, API-3, VAL-6
   api.put(kubex_object("GpuReactivePolicy", "ml", "reactive", reactive_spec("gpu")));
-  workloads = {deployment("ml", "train", kGpu)};
+  workloads->items = {deployment("ml", "train", kGpu)};
   auto r = reconcile("GpuReactivePolicy/ml/reactive");
   ASSERT_TRUE(r) << r.error();
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));  // not valid (SEL-4): VAL-6 requeue
@@ -213,7 +224,7 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
   api.put(kubex_object("ClusterGpuReactivePolicy", "", "reactive", reactive_spec("kai", true)));
   api.put(kubex_object("GpuReactivePolicy", "ml", "local", reactive_spec("gpu")));
-  workloads = {deployment("ml", "a", kGpu), deployment("team", "b", kGpu),
+  workloads->items = {deployment("ml", "a", kGpu), deployment("team", "b", kGpu),
                deployment("ml", "plain", json::object()), deployment("kube-system", "sys", kGpu)};
   reconcile("ClusterGpuReactivePolicy//reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"], 2);
@@ -236,11 +247,11 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   ctl->workload_changed(d.get(), unlabeled.get());  // lost its label: both counts change
   EXPECT_EQ(queued().size(), 2u);
 
-  workloads.push_back(c);
+  workloads->items.push_back(c);
   reconcile("ClusterGpuReactivePolicy//reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"], 3);
-  auto gone = workloads.front();  // ml/a deleted
-  workloads.erase(workloads.begin());
+  auto gone = workloads->items.front();  // ml/a deleted
+  workloads->items.erase(workloads->items.begin());
   ctl->workload_changed(gone.get(), nullptr);
   EXPECT_EQ(queued(),
             (std::set<std::string>{"ClusterGpuReactivePolicy//reactive", "GpuReactivePolicy/ml/local"}));
@@ -289,7 +300,7 @@ TEST_F(PolicyFixture, ErrorsAreValues) {  // VAL-6, ENG-2, OBS-5
   PolicyStatusDeps d;
   d.writer = std::make_unique<FakeStatusWriter>(&api);
   d.catalog = &cache_view;
-  d.workloads = []() -> std::vector<std::shared_ptr<const api::WorkloadView>> { throw std::bad_alloc(); };
+  d.workloads = std::make_shared<ThrowingWorkloads>();
   PolicyStatusController throwing(std::move(d));
   EXPECT_FALSE(throwing.reconcile("GpuReactivePolicy/ml/reactive"));
   EXPECT_EQ(ctl->name(), "policystatus");

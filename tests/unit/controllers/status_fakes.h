@@ -156,6 +156,16 @@ class FakeCatalogView final : public observe::CatalogView {
   const FakeCache* cache_;
 };
 
+// FakeCache as the status controllers read single objects (observe::KubexObjects).
+class FakeKubexObjects final : public observe::KubexObjects {
+ public:
+  explicit FakeKubexObjects(const FakeCache* cache) : cache_(cache) {}
+  common::ObjectPtr object(api::Kind k, const std::string& key) const override { return cache_->get(k, key); }
+
+ private:
+  const FakeCache* cache_;
+};
+
 // Keeps the Events the recorder creates.
 class FakeEventSink final : public kube::EventSink {
  public:

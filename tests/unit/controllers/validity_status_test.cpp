@@ -15,10 +15,16 @@ using namespace test;
 using namespace std::chrono_literals;
 using K = api::Kind;
 
+class ExplodingObjects final : public observe::KubexObjects {
+ public:
+  common::ObjectPtr object(K, const std::string&) const override { throw std::runtime_error("cache exploded"); }
+};
+
 class ValidityFixture : public ::testing::Test {
  protected:
   FakeApi api;
   FakeCache cache{&api};
+  FakeKubexObjects objects{&cache};
   common::FakeClock clock;
   std::vector<json> events;
   kube::Metrics metrics;
@@ -35,7 +41,7 @@ class ValidityFixture : public ::testing::Test {
     ValidityStatusDeps d;
     d.writer = std::make_unique<FakeStatusWriter>(&api);
     d.events = recorder.get();
-    d.object = [this](K k, const std::string& key) { return cache.get(k, key); };
+    d.objects = &objects;
     d.global_config_name = gc_name;
     d.clock = &clock;
     d.metrics = &metrics;
@@ -232,7 +238,8 @@ TEST_F(ValidityFixture, ErrorsAreValuesAndGoneObjectsAreNoWork) {  // VAL-6, ENG
   // Whatever the dependencies throw stays inside the reconcile.
   ValidityStatusDeps d;
   d.writer = std::make_unique<FakeStatusWriter>(&api);
-  d.object = [](K, const std::string&) -> common::ObjectPtr { throw std::runtime_error("cache exploded"); };
+  ExplodingObjects exploding;
+  d.objects = &exploding;
   ValidityStatusController throwing(std::move(d));
   auto t = throwing.reconcile("ClusterAutomationStrategy//kai");
   ASSERT_FALSE(t);

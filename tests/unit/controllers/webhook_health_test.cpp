@@ -65,7 +65,7 @@ struct Fixture {
     o.early_enabled = early_enabled;
     o.clock = &clock;
     o.witness = witness;
-    ctrl = std::make_unique<WebhookHealthController>(api, status, gc.getter(), recorder.get(), signal, o);
+    ctrl = std::make_unique<WebhookHealthController>(api, status, gc, recorder.get(), signal, o);
   }
   kube::ReconcileResult probe() {
     clock.advance(10s);
