@@ -1,17 +1,18 @@
 #include "controllers/proactive_recommendations.h"
 
-#include "act/status_writer.h"
-#include "observe/catalog_view.h"
-
 #include <nlohmann/json.hpp>
 
+#include "act/owner_annotations.h"
 #include "act/status.h"
+#include "act/status_writer.h"
 #include "api/keys.h"
 #include "common/time_format.h"
 #include "decide/gpu_value.h"
+#include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
-#include "kube/client/client.h"
 #include "kube/runtime/metrics.h"
+#include "observe/catalog_view.h"
+#include "observe/config_maps.h"
 
 namespace kubex::controllers {
 
@@ -22,9 +23,9 @@ namespace {
 constexpr const char* kDocumentKey = "recommendations.json";
 constexpr const char* kCondition = "RecommendationsLoaded";
 
-kube::ControllerOptions controller_options(kube::Metrics* metrics) {
+kube::ControllerOptions controller_options(const ProactiveOptions& options) {
   kube::ControllerOptions o;
-  o.metrics = metrics;
+  o.metrics = options.metrics;
   return o;
 }
 
@@ -34,21 +35,12 @@ std::string desired_key(api::Kind k) {
 
 }  // namespace
 
-ProactiveRecommendations::ProactiveRecommendations(
-    std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-    const observe::CatalogView& catalog, kube::Metrics* metrics,
-    kube::EventRecorder* events, ProactiveOptions options)
-    : client_(std::move(client)),
-      caches_(caches),
-      writer_(act::client_annotation_writer(client_, options.dry_run, log_)),
-      status_writer_(act::client_status_writer(client_)),
-      catalog_(catalog),
-      events_(events),
-      options_(options),
+ProactiveRecommendations::ProactiveRecommendations(ProactiveDeps deps, ProactiveOptions options)
+    : deps_(std::move(deps)),
+      options_(std::move(options)),
       controller_(
-          "proactivepolicy", [this](const std::string& key) { return reconcile(key); },
-          controller_options(metrics)),
-      recommendations_total_(metrics) {
+          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_)),
+      recommendations_total_(options_.metrics) {
   if (!options_.clock) options_.clock = &common::RealClock::instance();
 }
 
@@ -59,14 +51,40 @@ ProactiveRecommendations::~ProactiveRecommendations() {
 void ProactiveRecommendations::start() {
   controller_.start();
   controller_.enqueue(kReload);
-  stop_ = false;
-  watcher_ = std::thread([this] { watch_loop(); });
 }
 
 void ProactiveRecommendations::stop() {
-  stop_ = true;
-  if (watcher_.joinable()) watcher_.join();
+  if (deps_.config_maps) deps_.config_maps->stop();
+  {
+    std::lock_guard lk(mu_);
+    followed_.clear();  // a new start follows the ConfigMap again
+  }
   controller_.stop();
+}
+
+void ProactiveRecommendations::follow(const std::string& ns, const std::string& name) {
+  std::string location = name.empty() ? "" : ns + "/" + name;
+  {
+    std::lock_guard lk(mu_);
+    if (followed_ == location) return;
+    followed_ = location;
+  }
+  if (!deps_.config_maps) return;
+  if (location.empty()) {
+    deps_.config_maps->follow("", "", nullptr);
+  } else {
+    deps_.config_maps->follow(ns, name, [this](const observe::ConfigMapEvent& e) { config_map_changed(e); });
+  }
+}
+
+void ProactiveRecommendations::config_map_changed(const observe::ConfigMapEvent& e) {
+  // Every (re)connect of the watch replays the ConfigMap as added: reload only on a new version.
+  bool changed = e.type == observe::ConfigMapEvent::Type::kDeleted;
+  if (!changed) {
+    std::lock_guard lk(mu_);
+    changed = e.resource_version != loaded_rv_;
+  }
+  if (changed) controller_.enqueue(kReload);
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reconcile(const std::string& key) {
@@ -81,25 +99,26 @@ void ProactiveRecommendations::report(bool ok, const std::string& reason, const 
   c.set.push_back({kCondition, ok ? "True" : "False", reason, message});
   c.fields = ok ? json{{"recommendationReload", {{"lastTime", now}, {"lastCount", count}}}}
                 : json{{"recommendationReload", {{"lastError", message}, {"lastErrorTime", now}}}};
-  auto r = status_writer_->write(api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name),
-                                 c, options_.clock->now());
+  auto r = deps_.status->write(
+      api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
+      options_.clock->now());
   if (!r) {
     log_.warn("cannot report the recommendations load on global-config", {{"error", r.error().str()}});
     return;
   }
-  if (!ok && events_) {
+  if (!ok && deps_.events) {
     kube::ObjectReference ref{
         api::kApiVersion, "GlobalConfiguration", "", options_.global_config_name, "", "", ""};
-    events_->event(ref, kube::EventType::kWarning, "RecommendationReloadFailed", message);
+    deps_.events->event(ref, kube::EventType::kWarning, "RecommendationReloadFailed", message);
   }
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reload() {
-  auto catalog = catalog_.catalog();
+  auto catalog = deps_.catalog->catalog();
   const api::GlobalConfigSpec& g = catalog->global();
   kube::ReconcileResult again{false, g.recommendation_reload_interval};
   auto enqueue_all = [&] {
-    for (const auto& w : observe::list_workloads(caches_)) controller_.enqueue(observe::workload_key(*w));
+    for (const auto& w : deps_.workloads->list()) controller_.enqueue(observe::workload_key(*w));
   };
   if (!g.has_recommendations_config_map) {
     bool had = false;
@@ -109,10 +128,11 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
       set_.reset();
       location_.clear();
     }
+    follow("", "");
     if (had) {
       act::StatusChange c;
       c.remove = {kCondition};
-      auto r = status_writer_->write(
+      auto r = deps_.status->write(
           api::object_path(api::Kind::kGlobalConfiguration, "", options_.global_config_name), c,
           options_.clock->now());
       if (!r && !r.error().not_found())
@@ -126,26 +146,25 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     std::lock_guard lk(mu_);
     location_ = location;
   }
-  auto cm = client_->get(kube::resource_path("", "v1", "configmaps", g.recommendations_config_map_namespace,
-                                             g.recommendations_config_map_name));
-  if (!cm && !cm.error().not_found()) {
-    return std::unexpected("reading ConfigMap " + location + ": " + cm.error().str());
-  }
-  {
+  auto cm = deps_.config_maps->get(g.recommendations_config_map_namespace, g.recommendations_config_map_name);
+  if (cm) {
     std::lock_guard lk(mu_);
-    loaded_rv_ = cm ? (*cm)["metadata"].value("resourceVersion", "") : "";
+    loaded_rv_ = cm->resource_version;
   }
-  if (!cm) {
+  // Changes of the ConfigMap reload too (config_map_changed); followed once its version is known.
+  follow(g.recommendations_config_map_namespace, g.recommendations_config_map_name);
+  if (!cm) return std::unexpected("reading ConfigMap " + location + ": " + cm.error().str());
+  if (!cm->found) {
     report(false, "ConfigMapNotFound", "ConfigMap " + location + " not found", 0);
     return again;
   }
-  const json* data = cm->contains("data") && (*cm)["data"].is_object() ? &(*cm)["data"] : nullptr;
-  if (!data || !data->contains(kDocumentKey) || !(*data)[kDocumentKey].is_string()) {
+  auto document = cm->data.find(kDocumentKey);
+  if (document == cm->data.end()) {
     report(false, "ConfigMapNotFound", std::string("ConfigMap ") + location + " has no key " + kDocumentKey,
            0);
     return again;
   }
-  auto parsed = decide::parse_recommendations((*data)[kDocumentKey].get<std::string>());
+  auto parsed = decide::parse_recommendations(document->second);
   if (!parsed) {
     report(false, "InvalidRecommendations",
            std::string("ConfigMap ") + location + " key " + kDocumentKey + ": " + parsed.error().str(), 0);
@@ -164,9 +183,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::string& key) {
-  auto w = observe::find_workload(caches_, key);
+  auto w = deps_.workloads->find(key);
   if (!w) return kube::ReconcileResult{};
-  auto catalog = catalog_.catalog();
+  auto catalog = deps_.catalog->catalog();
   decide::policy::Workload workload = observe::decision_workload(*w);
   decide::policy::Match match = decide::policy::match_policies(
       workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);
@@ -180,7 +199,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     {
       std::lock_guard lk(mu_);
       if (set_) {
-        for (const auto& c : observe::target_containers_of(caches_, *w)) {
+        for (const auto& c : deps_.workloads->target_containers(*w)) {
           const decide::Hundredths* v = set_->find({workload.ns, workload.kind, workload.name, c.name});
           if (!v || !winner.strategy) continue;
           decide::ProactiveValue pv = decide::clamp_proactive(*v, winner.strategy->spec, c.name);
@@ -199,52 +218,11 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
       if (workload.annotations.count(desired_key(pk))) remove.push_back(desired_key(pk));
     }
   }
-  auto written =
-      writer_->write(*w, set, remove, "proactive recommendations");
+  auto written = deps_.annotations->write(*w, set, remove, "proactive recommendations");
   if (!written) return std::unexpected(written.error());
   if (*written != act::OwnerWrite::kWritten) return kube::ReconcileResult{*written == act::OwnerWrite::kStale};
   recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{};
-}
-
-void ProactiveRecommendations::watch_loop() {
-  while (!stop_) {
-    std::string location;
-    {
-      std::lock_guard lk(mu_);
-      location = location_;
-    }
-    auto slash = location.find('/');
-    if (slash == std::string::npos) {
-      for (int i = 0; i < 10 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      continue;
-    }
-    kube::WatchOptions wo;
-    wo.field_selector = "metadata.name=" + location.substr(slash + 1);
-    wo.timeout_seconds = 30;  // a location change is picked up within this
-    wo.allow_bookmarks = false;
-    auto r = client_->watch(
-        kube::resource_path("", "v1", "configmaps", location.substr(0, slash)), wo,
-        [this](kube::WatchEvent&& ev) {
-          // Every (re)connect replays the ConfigMap as ADDED: reload only on a new version.
-          std::string rv;
-          if (ev.object && ev.object->contains("metadata")) {
-            rv = (*ev.object)["metadata"].value("resourceVersion", "");
-          }
-          bool changed = ev.type == "DELETED";
-          if (ev.type == "ADDED" || ev.type == "MODIFIED") {
-            std::lock_guard lk(mu_);
-            changed = rv != loaded_rv_;
-          }
-          if (changed) controller_.enqueue(kReload);
-          return !stop_;
-        },
-        &stop_);
-    if (!r && !stop_) {
-      // Without watch permission the reload interval and global-config changes still reload.
-      for (int i = 0; i < 50 && !stop_; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
 }
 
 }  // namespace kubex::controllers

@@ -9,53 +9,58 @@
 // recommender. Counts kubex_gpu_recommendations_total{policy_kind,direction} when a written value changes.
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "act/owner_annotations.h"
 #include "controllers/recommendations_counter.h"
-#include "observe/workloads.h"
-#include "decide/policy/catalog.h"
 #include "decide/proactive/proactive.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/event_recorder.h"
 #include "kube/runtime/runnable.h"
+#include "observe/workloads.h"
 
 namespace kubex::kube {
-class Client;
 class Metrics;
-}  // namespace kubex::kube
+}
 
 namespace kubex::act {
+class AnnotationWriter;
 class StatusWriter;
-}
+}  // namespace kubex::act
 namespace kubex::observe {
-struct Caches;
 class CatalogView;
-}
+class ConfigMapSource;
+struct ConfigMapEvent;
+}  // namespace kubex::observe
 
 namespace kubex::controllers {
 
+struct ProactiveDeps {
+  const observe::CatalogView* catalog = nullptr;
+  std::shared_ptr<const observe::WorkloadViews> workloads;
+  std::shared_ptr<act::AnnotationWriter> annotations;  // the owner annotations (dry-run aware)
+  std::unique_ptr<act::StatusWriter> status;           // global-config status (RecommendationsLoaded, PRO-6)
+  std::unique_ptr<observe::ConfigMapSource> config_maps;  // the recommendations ConfigMap
+  kube::EventRecorder* events = nullptr;                  // may be null (no events)
+};
+
 struct ProactiveOptions {
-  bool dry_run = false;
   std::string global_config_name = "global-config";
   const common::Clock* clock = nullptr;  // default: the real clock
+  kube::Metrics* metrics = nullptr;      // may be null
 };
 
 class ProactiveRecommendations final : public kube::Runnable {
  public:
-  ProactiveRecommendations(std::shared_ptr<kube::Client> client, const observe::Caches& caches,
-                           const observe::CatalogView& catalog,
-                           kube::Metrics* metrics, kube::EventRecorder* events,
-                           ProactiveOptions options = {});
+  static constexpr const char* kName = "proactivepolicy";
+  static constexpr const char* kLogger = "controller.proactivepolicy";  // also the annotation writer's
+
+  ProactiveRecommendations(ProactiveDeps deps, ProactiveOptions options = {});
   ~ProactiveRecommendations() override;
 
   const std::string& name() const override { return controller_.name(); }
@@ -65,24 +70,24 @@ class ProactiveRecommendations final : public kube::Runnable {
   void workload_changed(const api::WorkloadView& w) { controller_.enqueue(observe::workload_key(w)); }
   // Policies or global-config changed: reload (the location or interval may have changed) and re-evaluate.
   void policies_changed() { controller_.enqueue(kReload); }
+  // An event of the followed ConfigMap (the source's watch): reloads unless it replays the version last read.
+  void config_map_changed(const observe::ConfigMapEvent& event);
 
+  // One reconcile: kReload or a workload key (tests call it directly).
   kube::ReconcileOutcome reconcile(const std::string& key);
+  kube::WorkQueue& queue() { return controller_.queue(); }
+
+  static constexpr const char* kReload = "~reload";
 
  private:
-  static constexpr const char* kReload = "~reload";
   kube::ReconcileOutcome reload();
   kube::ReconcileOutcome reconcile_workload(const std::string& key);
-  void watch_loop();
   void report(bool ok, const std::string& reason, const std::string& message, std::size_t count);
+  void follow(const std::string& ns, const std::string& name);
 
-  std::shared_ptr<kube::Client> client_;
-  common::Logger log_{"controller.proactivepolicy"};  // before writer_, which logs with it
-  const observe::Caches& caches_;
-  std::shared_ptr<act::AnnotationWriter> writer_;  // the owner annotations (dry-run aware)
-  std::unique_ptr<act::StatusWriter> status_writer_;  // global-config status (RecommendationsLoaded, PRO-6)
-  const observe::CatalogView& catalog_;
-  kube::EventRecorder* events_;
+  ProactiveDeps deps_;
   ProactiveOptions options_;
+  common::Logger log_{kLogger};
   kube::Controller controller_;
   GpuRecommendationsCounter recommendations_total_;  // OBS-5
 
@@ -90,8 +95,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   std::optional<decide::RecommendationSet> set_;  // the last good document
   std::string location_;                          // "ns/name" it came from
   std::string loaded_rv_;                         // resourceVersion of the ConfigMap last read
-  std::atomic<bool> stop_{false};
-  std::thread watcher_;
+  std::string followed_;                          // "ns/name" the source follows, "" for none
 };
 
 }  // namespace kubex::controllers

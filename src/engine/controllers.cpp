@@ -17,6 +17,7 @@
 #include "controllers/webhook_health.h"
 #include "observe/caches.h"
 #include "observe/catalog.h"
+#include "observe/config_maps.h"
 #include "observe/signals.h"
 #include "observe/workloads.h"
 #include "kube/cache/informer.h"
@@ -148,15 +149,28 @@ void add_controllers(EngineState& state) {
   const observe::CatalogView& catalog = state.inventory;
 
   // Owner annotations: static values (SEL-7) and the proactive ConfigMap (PRO-6).
+  auto workloads = observe::cached_workload_views(state.caches);
+  const bool dry_run = state.options.dry_run;
+  controllers::StaticOwnerDeps sd;
+  sd.catalog = &catalog;
+  sd.workloads = workloads;
+  sd.annotations = act::client_annotation_writer(state.client, dry_run,
+                                                 common::Logger(controllers::StaticOwnerController::kLogger));
   controllers::StaticOwnerOptions so;
-  so.dry_run = state.options.dry_run;
-  auto static_owner = std::make_shared<controllers::StaticOwnerController>(state.client, state.caches, catalog,
-                                                                           &state.manager.metrics(), so);
+  so.metrics = &state.manager.metrics();
+  auto static_owner = std::make_shared<controllers::StaticOwnerController>(std::move(sd), so);
+  controllers::ProactiveDeps pd;
+  pd.catalog = &catalog;
+  pd.workloads = workloads;
+  pd.annotations = act::client_annotation_writer(state.client, dry_run,
+                                                 common::Logger(controllers::ProactiveRecommendations::kLogger));
+  pd.status = act::client_status_writer(state.client);
+  pd.config_maps = observe::client_config_maps(state.client);
+  pd.events = &state.manager.events();
   controllers::ProactiveOptions po;
-  po.dry_run = state.options.dry_run;
   po.global_config_name = state.options.global_config_name;
-  auto proactive = std::make_shared<controllers::ProactiveRecommendations>(
-      state.client, state.caches, catalog, &state.manager.metrics(), &state.manager.events(), po);
+  po.metrics = &state.manager.metrics();
+  auto proactive = std::make_shared<controllers::ProactiveRecommendations>(std::move(pd), po);
   observe::on_workload_changes(state.caches, [s = static_owner.get(), p = proactive.get()](const api::WorkloadView& w) {
     s->workload_changed(w);
     p->workload_changed(w);
