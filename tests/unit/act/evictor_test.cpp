@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "act_fakes.h"
 #include "kube/client/client.h"
 #include "kube/client/kubeconfig.h"
 #include "kube/runtime/metrics.h"
@@ -475,6 +476,19 @@ TEST(Evictor, NamesForLabelsAndLogs) {  // OBS-5
   EXPECT_STREQ(reason_label(EvictionReason::kConsolidation), "consolidation");
   EXPECT_STREQ(outcome_name(Outcome::kPdbBlocked), "pdb_blocked");
   EXPECT_STREQ(outcome_name(Outcome::kGone), "gone");
+}
+
+TEST(FakeEvictor, ScriptsPerPodAndRecordsCalls) {
+  test::FakeEvictor fake;
+  fake.script("ml", "a", {test::FakeEvictor::pdb_blocked(), test::FakeEvictor::evicted()});
+  EXPECT_EQ(fake.evict({"ml", "a", "u"}, EvictionReason::kResize).outcome, Outcome::kPdbBlocked);
+  EXPECT_EQ(fake.evict({"ml", "a", "u"}, EvictionReason::kResize).outcome, Outcome::kEvicted);
+  EXPECT_EQ(fake.evict({"ml", "a", "u"}, EvictionReason::kResize).outcome, Outcome::kEvicted) << "repeats";
+  EXPECT_EQ(fake.evict({"ml", "b", "u"}, EvictionReason::kRollback).outcome, Outcome::kEvicted) << "fallback";
+  EXPECT_EQ(fake.called_keys(), (std::vector<std::string>{"ml/a", "ml/a", "ml/a", "ml/b"}));
+  EXPECT_EQ(fake.calls().back().reason, EvictionReason::kRollback);
+  fake.dry_run = true;
+  EXPECT_EQ(fake.evict({"ml", "a", "u"}, EvictionReason::kResize).outcome, Outcome::kDryRun);
 }
 
 }  // namespace
