@@ -24,7 +24,8 @@ StaticOwnerController::StaticOwnerController(StaticOwnerDeps deps, StaticOwnerOp
     : deps_(std::move(deps)),
       options_(options),
       controller_(
-          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_.metrics)),
+          kName, [this](const std::string& key) { return reconcile(key); },
+          controller_options(options_.metrics)),
       recommendations_total_(options_.metrics) {}
 
 StaticOwnerController::~StaticOwnerController() {
