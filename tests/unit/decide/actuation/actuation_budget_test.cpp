@@ -1,0 +1,125 @@
+// ACT-3: the budget, the pods in flight, the order, and the max-unavailable-exceeded check.
+#include <gtest/gtest.h>
+
+#include "actuation_fixtures.h"
+#include "decide/actuation/steps.h"
+
+namespace kubex::decide::actuation::test {
+namespace {
+
+struct BudgetCase {
+  bool respect;
+  const char* max_unavailable;
+  std::optional<std::int64_t> replicas;
+  int budget;
+};
+
+TEST(ActuationBudget, Table) {
+  const BudgetCase cases[] = {
+      {false, "5", 10, 1},  // without respectWorkloadMaxUnavailable the budget is 1
+      {true, "", 10, 1},    // no rolling-update maxUnavailable
+      {true, "0", 10, 1},   // max(1, 0)
+      {true, "1", 10, 1},
+      {true, "3", 10, 3},
+      {true, "25%", 3, 1},  // 0.75 rounded down = 0, then max(1, 0)
+      {true, "25%", 4, 1},
+      {true, "25%", 8, 2},
+      {true, "50%", 5, 2},  // 2.5 rounded down
+      {true, "100%", 3, 3},
+      {true, "0%", 10, 1},
+      {true, "50%", std::nullopt, 1},  // spec.replicas absent: Kubernetes' default of 1
+      {true, "50%", 0, 1},
+      {true, "-1", 10, 1},  // invalid text gives 1
+      {true, "abc", 10, 1},
+      {true, "2.5", 10, 1},
+      {true, "%", 10, 1},
+      {true, "150%", 10, 1},  // above 100 % is invalid
+      {true, " 2", 10, 1},
+      {true, "99999999999999999999", 10, 1},
+  };
+  for (const BudgetCase& c : cases) {
+    EXPECT_EQ(budget(c.respect, c.max_unavailable, c.replicas), c.budget)
+        << c.respect << " " << c.max_unavailable << " " << c.replicas.value_or(-1);
+  }
+}
+
+// Pods that are not Ready, or are terminating, count as in flight; finished pods are gone from the workload.
+TEST(ActuationInFlight, Table) {
+  PodFacts ready = pod("a", {});
+  PodFacts failed = not_ready(pod("f", {}));
+  failed.phase = "Failed";
+  PodFacts succeeded = not_ready(pod("s", {}));
+  succeeded.phase = "Succeeded";
+  PodFacts pending = not_ready(pod("p", {}));
+  pending.phase = "Pending";
+  EXPECT_EQ(in_flight({}), 0);
+  EXPECT_EQ(in_flight({ready}), 0);
+  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}), 1);
+  EXPECT_EQ(in_flight({ready, terminating(pod("b", {}))}), 1);               // Ready but terminating
+  EXPECT_EQ(in_flight({terminating(not_ready(pod("b", {}))), pending}), 2);  // counted once each
+  EXPECT_EQ(in_flight({ready, failed, succeeded}), 0);
+}
+
+// Oldest Ready first, then by name; pods that are not Ready last, by name.
+TEST(ActuationOrder, OldestReadyFirstThenName) {
+  std::vector<PodFacts> pods = {pod("c", {}, 1h), pod("b", {}, 2h), pod("a", {}, 1h),
+                                not_ready(pod("0", {}, 5h)), pod("d", {}, 3h)};
+  pods[3].ready_since = kNow - 9h;  // a stale transition time does not put a non-Ready pod first
+  std::vector<std::string> got;
+  for (std::size_t i : order(pods)) got.push_back(pods[i].name);
+  EXPECT_EQ(got, (std::vector<std::string>{"d", "b", "a", "c", "0"}));
+}
+
+// A pod is evicted only while in flight < budget; otherwise max-unavailable-exceeded.
+TEST(ActuationBudget, WithinBudget) {
+  EXPECT_TRUE(within_budget(0, 1));
+  EXPECT_FALSE(within_budget(1, 1));
+  EXPECT_TRUE(within_budget(1, 2));
+  EXPECT_FALSE(within_budget(3, 2));
+}
+
+// The starter example: budget max(1, 25% of 3) = 1, so one pod at a time; while the replacement is not Ready
+// nothing else goes and the check is logged only (a transient wait, OBS-3).
+TEST(ActuationBudget, OnePodAtATimeInDecide) {
+  Input in = starter({pod("a", one(frac("app", 25)), 3h), pod("b", one(frac("app", 25)), 2h),
+                      pod("c", one(frac("app", 25)), 1h)});
+  Plan plan = decide(in);
+  EXPECT_EQ(plan.budget, 1);
+  EXPECT_EQ(plan.evict, (std::vector<std::string>{"a"}));
+  EXPECT_EQ(find(plan, "b")->failed, (std::vector<Check>{{"max-unavailable-exceeded", ""}}));
+  EXPECT_EQ(find(plan, "b")->result, Result::kBlockedRetrying);
+  EXPECT_FALSE(find(plan, "b")->write_constraints);
+
+  // a was evicted: it terminates, its replacement r (in sync) is Pending.
+  in.workload.pods[0] = terminating(in.workload.pods[0]);
+  in.workload.pods.push_back(not_ready(pod("r", one(frac("app", 50)), 1s)));
+  plan = decide(in);
+  EXPECT_EQ(plan.in_flight, 2);
+  EXPECT_TRUE(plan.evict.empty());
+  EXPECT_EQ(names(find(plan, "a")->failed), (std::vector<std::string>{"pod-terminating"}));
+  EXPECT_EQ(names(find(plan, "b")->failed), (std::vector<std::string>{"max-unavailable-exceeded"}));
+  EXPECT_EQ(find(plan, "r")->result, Result::kInSync);
+
+  // a is gone and r is Ready: b, the oldest Ready, goes next.
+  in.workload.pods.erase(in.workload.pods.begin());
+  in.workload.pods.back().ready = true;
+  plan = decide(in);
+  EXPECT_EQ(plan.evict, (std::vector<std::string>{"b"}));
+}
+
+// With maxUnavailable 2 of 4, two pods go in one decision, oldest Ready first; one already in flight leaves
+// one.
+TEST(ActuationBudget, SeveralWithinOneDecision) {
+  Input in = starter({pod("a", one(frac("app", 25)), 1h), pod("b", one(frac("app", 25)), 4h),
+                      pod("c", one(frac("app", 25)), 2h), pod("d", one(frac("app", 25)), 3h)});
+  in.workload.max_unavailable = "2";
+  in.workload.replicas = 4;
+  EXPECT_EQ(decide(in).evict, (std::vector<std::string>{"b", "d"}));
+  in.workload.pods.push_back(not_ready(pod("n", one(frac("app", 50)), 1s)));
+  EXPECT_EQ(decide(in).evict, (std::vector<std::string>{"b"}));
+  in.settings.respect_max_unavailable = false;
+  EXPECT_TRUE(decide(in).evict.empty());  // budget 1, one in flight
+}
+
+}  // namespace
+}  // namespace kubex::decide::actuation::test
