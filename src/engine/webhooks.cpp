@@ -248,7 +248,7 @@ void EngineWebhooks::start_registration(std::shared_ptr<kube::Client> client) {
   ro.registration.early_enabled = impl_->early;
   ro.registration.ca_bundle_pem = impl_->ca_bundle_pem;
   if (!impl_->self_signed && impl_->certificate) {  // --cert-dir: follow a CA rotation (ca.crt)
-    ro.ca_bundle_source = [cert = impl_->certificate] { return cert->ca_bundle_pem(); };
+    ro.ca_bundle_source = impl_->certificate;
   }
   impl_->registrar = std::make_unique<webhook::Registrar>(std::move(client), ro);
   impl_->registrar->start();

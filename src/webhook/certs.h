@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/result.h"
 #include "common/x509.h"
+#include "webhook/ca_bundle_source.h"
 
 namespace kubex::webhook {
 
@@ -35,7 +36,7 @@ struct LoadedPair {
 // Parses and checks a pair (the key must match the certificate).
 common::Result<std::shared_ptr<const LoadedPair>> load_pair(const common::PemPair& pem);
 
-class ServingCertificate {
+class ServingCertificate final : public CaBundleSource {
  public:
   // Loads DIR/tls.crt and DIR/tls.key now; an error names the file and the problem.
   static common::Result<std::shared_ptr<ServingCertificate>> from_dir(const std::string& dir);
@@ -49,7 +50,7 @@ class ServingCertificate {
   // Re-checks the cert dir at once; true when a new pair was taken. Always false for a fixed pair.
   bool reload_if_changed();
   // DIR/ca.crt when present (cert dir only), for the caBundle of registered webhooks.
-  std::optional<std::string> ca_bundle_pem() const;
+  std::optional<std::string> ca_bundle_pem() const override;
   const std::string& dir() const { return dir_; }
 
   // Sets up a server SSL_CTX: TLS 1.2 minimum, the current pair, and a certificate callback that picks

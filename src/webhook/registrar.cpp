@@ -100,7 +100,7 @@ bool Registrar::wait_for_ca_change(std::unique_lock<std::mutex>& lk) {
     lk.unlock();
     std::optional<std::string> ca;
     try {
-      ca = options_.ca_bundle_source();
+      ca = options_.ca_bundle_source->ca_bundle_pem();
     } catch (const std::exception& e) {
       log_.warn("cannot read the webhook CA bundle", {{"error", e.what()}});
     }

@@ -15,6 +15,7 @@
 
 #include "common/log.h"
 #include "kube/runtime/runnable.h"
+#include "webhook/ca_bundle_source.h"
 #include "webhook/registration.h"
 
 namespace kubex::kube {
@@ -32,7 +33,7 @@ struct RegistrarOptions {
   // --cert-dir: the CA bundle the served certificate chains to (DIR/ca.crt), re-read every ca_poll_interval
   // after registering. When it changes (a CA rotation), the configurations get the new caBundle at once;
   // otherwise every webhook call would fail TLS and pods be admitted unmutated (failurePolicy Ignore).
-  std::function<std::optional<std::string>()> ca_bundle_source;
+  std::shared_ptr<const CaBundleSource> ca_bundle_source;  // null: the bundle never changes
   std::chrono::milliseconds ca_poll_interval{5000};
 };
 

@@ -10,6 +10,7 @@
 #include "common/time_format.h"
 #include "kube/runtime/metrics.h"
 #include "prom/client.h"
+#include "annotation_fakes.h"
 #include "status_fakes.h"
 
 namespace kubex::controllers {
@@ -74,31 +75,9 @@ class FakePods final : public observe::SignalPods {
   std::map<std::string, observe::WorkloadPods> pods;  // "ns/name" ->
 };
 
-struct Write {
-  std::string owner;
-  std::map<std::string, std::string> set;
-  std::vector<std::string> remove;
-};
-class FakeWriter final : public act::AnnotationWriter {
- public:
-  std::expected<act::OwnerWrite, std::string> write(const api::WorkloadView& w,
-                                                    const std::map<std::string, std::string>& set,
-                                                    const std::vector<std::string>& remove,
-                                                    const std::string&) override {
-    if (set.empty() && remove.empty()) return act::OwnerWrite::kNothing;
-    writes.push_back({w.ns.str() + "/" + w.name, set, remove});
-    return act::OwnerWrite::kWritten;
-  }
-  std::vector<Write> writes;
-};
-
 std::shared_ptr<const api::WorkloadView> workload(const std::string& ns, const std::string& name,
                                                   json annotations = json::object()) {
-  return api::project_workload({{"apiVersion", "apps/v1"},
-                                {"kind", "Deployment"},
-                                {"metadata", {{"name", name}, {"namespace", ns}, {"uid", "d-" + name},
-                                              {"labels", kGpu}, {"annotations", annotations}}},
-                                {"spec", json::object()}});
+  return annotated_deployment(ns, name, kGpu, annotations);
 }
 
 observe::WorkloadPods pods_at(const std::string& ns, const std::vector<std::string>& names, decide::Hundredths a) {
@@ -122,7 +101,7 @@ class ReactiveFixture : public ::testing::Test {
   std::shared_ptr<FakePrometheus> prometheus = std::make_shared<FakePrometheus>(prom::Options{});
   FakeConnector* connector = nullptr;
   FakePods* pods = nullptr;
-  std::shared_ptr<FakeWriter> writer = std::make_shared<FakeWriter>();
+  std::shared_ptr<FakeAnnotationWriter> writer = std::make_shared<FakeAnnotationWriter>();
   std::unique_ptr<ReactiveRecommender> ctl;
 
   void SetUp() override {
