@@ -8,6 +8,9 @@
 #include "act/status_writer.h"
 #include "api/kinds.h"
 #include "api/views.h"
+#include "act/evictor.h"
+#include "act/pod_annotations.h"
+#include "controllers/actuation.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
@@ -16,6 +19,7 @@
 #include "controllers/status_controllers.h"
 #include "controllers/webhook_health.h"
 #include "observe/caches.h"
+#include "observe/actuation.h"
 #include "observe/catalog.h"
 #include "observe/config_maps.h"
 #include "observe/signals.h"
@@ -132,6 +136,49 @@ std::shared_ptr<controllers::ReactiveRecommender> reactive_recommender(EngineSta
   return r;
 }
 
+// ACT-1…ACT-8: evictions through their own client that does not retry: a 429 is a PDB's answer (ACT-5), and a
+// failed eviction is retried after resizeRetryInterval, not at once.
+std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, const observe::CatalogView& catalog,
+                                                            std::shared_ptr<const controllers::WebhookHealthSignal> webhook) {
+  kube::ClientOptions co;
+  co.max_retries = 0;
+  auto evict_client = kube::Client::create(state.client->config(), co);
+  std::shared_ptr<kube::Client> client = evict_client ? *evict_client : state.client;
+  if (evict_client) client->set_observer(state.manager.metrics().request_observer());
+  controllers::ActuationDeps d;
+  d.catalog = &catalog;
+  d.facts = observe::cached_actuation_facts(state.caches);
+  d.evictor = act::client_evictor(client, &state.manager.metrics(), state.options.dry_run,
+                                  common::Logger("controller.actuation"));
+  d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.actuation"));
+  d.events = &state.manager.events();
+  d.webhook = std::move(webhook);
+  controllers::ActuationOptions o;
+  o.dry_run = state.options.dry_run;
+  o.metrics = &state.manager.metrics();
+  auto c = std::make_shared<controllers::ActuationController>(std::move(d), o);
+  observe::on_workload_changes(state.caches, [a = c.get()](const api::WorkloadView& w) {
+    a->workload_changed(observe::workload_key(w));
+  });
+  if (state.caches.pods) {
+    kube::InformerHandlers h;
+    auto changed = [a = c.get()](const kube::ObjectPtr& o) {
+      if (auto p = kube::as<api::PodView>(o)) a->pod_changed(*p);
+    };
+    h.on_add = changed;
+    h.on_update = [changed](const kube::ObjectPtr&, const kube::ObjectPtr& o) { changed(o); };
+    h.on_delete = changed;
+    state.caches.pods->add_handlers(std::move(h));
+  }
+  state.inventory.on_change([a = c.get()](api::Kind k, const kube::ObjectPtr&) {
+    if (api::is_policy(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
+        k == api::Kind::kPolicyEvaluation) {
+      a->all_changed();
+    }
+  });
+  return c;
+}
+
 }  // namespace
 
 void add_controllers(EngineState& state) {
@@ -186,6 +233,7 @@ void add_controllers(EngineState& state) {
   state.manager.add_runnable(static_owner, /*leader_only=*/true);
   state.manager.add_runnable(proactive, /*leader_only=*/true);
   state.manager.add_runnable(reactive_recommender(state, catalog), /*leader_only=*/true);
+  state.manager.add_runnable(actuation(state, catalog, webhook_healthy), /*leader_only=*/true);
 }
 
 }  // namespace kubex::engine

@@ -3,8 +3,9 @@ memory isolation), a real Prometheus scraping the sim's exporter every second, a
 its webhooks. The seed's starter example is applied with only its windows shortened to 1m and
 `minPodMetricsAge: 0s`; the engine evaluates every 10 s (--reactive-check-interval).
 
-Until actuation exists a new recommendation reaches pods when they are created, so the tests delete a pod to
-let its ReplicaSet create the replacement, as actuation will. Every scenario runs in its own namespace on one
+A new recommendation reaches pods when they are created. The actuation controller replaces running pods after
+its own safety checks (tests/e2e/test_actuation.py); these tests also delete pods themselves, so that the
+replacement comes at once. Every scenario runs in its own namespace on one
 cluster, all started by the module fixture, so the cycles of all of them overlap."""
 import json
 import pathlib
@@ -243,7 +244,7 @@ def test_compute_demand_raises_the_fraction_and_new_pods_get_it(env):  # REA-4, 
     sim.kubectl("scale", "deployment", "infer", "-n", ns, "--replicas=2")
     new = wait_for(lambda: (r := running(sim, ns)) and len(r) == 2 and r, timeout=60, what="two pods")
     fractions = sorted(p["metadata"]["annotations"]["gpu-fraction"] for p in new)
-    assert fractions == ["0.25", "0.5"]
+    assert "0.5" in fractions, fractions  # (the first pod may already be replaced by actuation too)
     ready = condition(sim, "clustergpureactivepolicy", "kai-gpu-sharing-reactive", "Ready")
     assert (ready["status"], ready["reason"]) == ("True", "Reconciled")
 

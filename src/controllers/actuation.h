@@ -1,0 +1,97 @@
+// The `actuation` controller (SPEC §8 ACT-1…ACT-8): applies a workload's new GPU size to its running pods by
+// eviction, safely. Per workload, on owner and pod events and at least every minute: run the admission
+// decision on the pod template (ACT-1; a live pod for Models and StrimziPodSets), compare it with each
+// controller-owned pod's live GPU allocation, and let decide::actuation choose which differing pod may go now
+// (ACT-2 preconditions, ACT-3 budget and order, ACT-5 PDB memory, ACT-7 loop guard). Evictions go through
+// act::Evictor (policy/v1 Eviction; a PDB refusal is a 429); the replacement pod passes admission and gets
+// the new value. Records PolicyEvaluationEvictResize / EvictionBlocked / WouldEvict / ReplacementNotMutated
+// events, the pods' automation-constraints when their set of reasons changes (OBS-3), and one
+// `rightsizing summary` line per reconcile (phase `actuation`). --dry-run evicts nothing (ACT-8).
+//
+// Not here yet: RBK-1…3 (rollback-state and rolling back a workload that leaves management); a workload that is
+// not managed, or on hold (RBK-4), is left alone.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "decide/actuation/actuation.h"
+#include "kube/runtime/controller.h"
+#include "kube/runtime/runnable.h"
+#include "observe/actuation.h"
+
+namespace kubex::kube {
+class EventRecorder;
+class Metrics;
+}  // namespace kubex::kube
+namespace kubex::act {
+class Evictor;
+class PodAnnotationWriter;
+}  // namespace kubex::act
+namespace kubex::observe {
+class CatalogView;
+}
+
+namespace kubex::controllers {
+
+class WebhookHealthSignal;
+
+struct ActuationDeps {
+  const observe::CatalogView* catalog = nullptr;
+  std::unique_ptr<observe::ActuationFacts> facts;
+  std::shared_ptr<act::Evictor> evictor;
+  std::shared_ptr<act::PodAnnotationWriter> pod_annotations;
+  kube::EventRecorder* events = nullptr;                 // may be null
+  std::shared_ptr<const WebhookHealthSignal> webhook;    // PodAdmissionWebhookHealthy (ACT-2); null = healthy
+};
+
+struct ActuationOptions {
+  bool dry_run = false;                  // --dry-run (ACT-8)
+  const common::Clock* clock = nullptr;  // default: the real clock
+  kube::Metrics* metrics = nullptr;      // may be null
+};
+
+class ActuationController final : public kube::Runnable {
+ public:
+  static constexpr const char* kName = "actuation";
+  ActuationController(ActuationDeps deps, ActuationOptions options = {});
+  ~ActuationController() override;
+
+  const std::string& name() const override { return controller_.name(); }
+  void start() override;
+  void stop() override;
+
+  // Event hooks (the engine's informers).
+  void workload_changed(const std::string& key) { controller_.enqueue(key); }
+  void pod_changed(const api::PodView& pod);
+  void all_changed() { controller_.enqueue(kAll); }
+
+  kube::ReconcileOutcome reconcile(const std::string& key);
+
+ private:
+  static constexpr const char* kAll = "~all";
+  // ACT-5 and ACT-7 memory of one workload between reconciles.
+  struct Memory {
+    decide::actuation::GuardState guard;
+    std::optional<common::TimePoint> last_eviction;
+    std::set<std::string> pdb_blocked;
+    // ACT-5: after a refused (retried) or failed eviction, no eviction before this time.
+    std::optional<common::TimePoint> retry_at;
+  };
+  kube::ReconcileOutcome reconcile_workload(const std::string& key);
+
+  ActuationDeps deps_;
+  ActuationOptions options_;
+  common::Logger log_{"controller.actuation"};
+  kube::Controller controller_;
+  std::mutex mu_;
+  std::map<std::string, Memory> memory_;  // by workload key
+};
+
+}  // namespace kubex::controllers

@@ -1,0 +1,198 @@
+// The `actuation` controller's reconcile (ACT-1, ACT-4, ACT-5, ACT-8, OBS-2, OBS-3) with fakes for every
+// dependency: kubex's objects (status_fakes.h), the workload and its pods (ActuationFacts), the evictor
+// (act_fakes.h), the pod annotation writer and the event sink. The decision itself is decide::actuation's,
+// table-tested in tests/unit/decide/actuation.
+#include "controllers/actuation.h"
+
+#include <gtest/gtest.h>
+
+#include "../act/act_fakes.h"
+#include "act/pod_annotations.h"
+#include "controllers/webhook_health_signal.h"
+#include "status_fakes.h"
+
+namespace kubex::controllers {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+namespace da = decide::actuation;
+
+const std::string kKey = "Deployment/ml/infer";
+
+class FakeFacts final : public observe::ActuationFacts {
+ public:
+  std::vector<std::shared_ptr<const api::WorkloadView>> workloads() const override { return {workload}; }
+  std::shared_ptr<const api::WorkloadView> find(const std::string& key) const override {
+    return key == kKey ? workload : nullptr;
+  }
+  std::optional<json> pod_template(const api::WorkloadView&) const override { return tmpl; }
+  std::vector<da::PodFacts> pods(const api::WorkloadView&) const override { return pod_list; }
+  std::map<std::string, std::string> namespace_annotations(const std::string&) const override { return {}; }
+  std::string workload_key_of(const api::PodView&) const override { return kKey; }
+
+  std::shared_ptr<const api::WorkloadView> workload;
+  json tmpl;
+  std::vector<da::PodFacts> pod_list;
+};
+
+class FakePodAnnotations final : public act::PodAnnotationWriter {
+ public:
+  kube::KResult<void> write(const std::string& ns, const std::string& pod,
+                            const std::map<std::string, std::optional<std::string>>& set) override {
+    for (const auto& [k, v] : set) writes.push_back({ns + "/" + pod, k, v.value_or("<removed>")});
+    return {};
+  }
+  std::vector<std::vector<std::string>> writes;
+};
+
+// A KAI pod of the workload at `fraction`, Ready for a minute.
+da::PodFacts pod(const std::string& name, decide::Hundredths fraction, common::TimePoint now) {
+  da::PodFacts p;
+  p.name = name;
+  p.uid = "uid-" + name;
+  p.phase = "Running";
+  p.created = now - 10min;
+  p.ready = true;
+  p.ready_since = now - 1min;
+  p.live = {{"app", fraction, true}};
+  return p;
+}
+
+class ActuationFixture : public ::testing::Test {
+ protected:
+  FakeApi api;
+  FakeCache cache{&api};
+  FakeCatalogView catalog{&cache};
+  common::FakeClock clock;
+  std::vector<json> events;
+  std::unique_ptr<kube::EventRecorder> recorder;
+  FakeFacts* facts = nullptr;
+  std::shared_ptr<act::test::FakeEvictor> evictor = std::make_shared<act::test::FakeEvictor>();
+  std::shared_ptr<FakePodAnnotations> annotations = std::make_shared<FakePodAnnotations>();
+  std::shared_ptr<WebhookHealthSignal> webhook = std::make_shared<WebhookHealthSignal>();
+  std::unique_ptr<ActuationController> ctl;
+
+  void SetUp() override {
+    api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
+    api.put(kubex_object("ClusterStaticPolicy", "", "half",
+                         {{"scope", {{"namespaceSelector", {{"operator", "In"}, {"values", {"ml"}}}},
+                                     {"workloadTypes", {"Deployment"}}}},
+                          {"resources", {{"containers", {{"*", {{"requests", {{"gpu", "0.5"}}}}}}}}},
+                          {"automationStrategyRef", {{"name", "kai"}}}}));
+    webhook->set(decide::WebhookHealth::kHealthy);
+    make();
+  }
+
+  void make(bool dry_run = false) {
+    kube::EventRecorderOptions eo;
+    eo.clock = &clock;
+    recorder = std::make_unique<kube::EventRecorder>(std::make_unique<FakeEventSink>(&events), eo);
+    ActuationDeps d;
+    d.catalog = &catalog;
+    auto f = std::make_unique<FakeFacts>();
+    facts = f.get();
+    f->workload = api::project_workload(
+        {{"apiVersion", "apps/v1"},
+         {"kind", "Deployment"},
+         {"metadata", {{"name", "infer"}, {"namespace", "ml"}, {"uid", "d-infer"}}},
+         {"spec", {{"replicas", 2}}}});
+    f->tmpl = {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}},
+               {"spec",
+                {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}};
+    d.facts = std::move(f);
+    d.evictor = evictor;
+    d.pod_annotations = annotations;
+    d.events = recorder.get();
+    d.webhook = webhook;
+    ActuationOptions o;
+    o.clock = &clock;
+    o.dry_run = dry_run;
+    ctl = std::make_unique<ActuationController>(std::move(d), o);
+  }
+
+  kube::ReconcileOutcome reconcile() {
+    cache.sync();
+    auto r = ctl->reconcile(kKey);
+    recorder->flush();
+    return r;
+  }
+  std::vector<std::string> reasons() {
+    std::vector<std::string> out;
+    for (const auto& e : events) out.push_back(e["reason"]);
+    return out;
+  }
+};
+
+TEST_F(ActuationFixture, OnePodAtATimeIsEvictedTowardsTheDesiredFraction) {  // ACT-1, ACT-3, ACT-4
+  facts->pod_list = {pod("infer-b", 25, clock.now()), pod("infer-a", 25, clock.now())};
+  facts->pod_list[1].ready_since = clock.now() - 5min;  // oldest Ready goes first
+  auto r = reconcile();
+  ASSERT_TRUE(r) << r.error();
+  auto calls = evictor->calls();
+  ASSERT_EQ(calls.size(), 1u);  // budget max(1, maxUnavailable) = 1
+  EXPECT_EQ(calls[0].pod.name, "infer-a");
+  EXPECT_EQ(calls[0].pod.uid, "uid-infer-a");
+  EXPECT_EQ(reasons(), std::vector<std::string>{"PolicyEvaluationEvictResize"});
+  EXPECT_LE(r->requeue_after, 1min);
+}
+
+TEST_F(ActuationFixture, InSyncPodsAreLeftAlone) {  // ACT-1
+  facts->pod_list = {pod("infer-a", 50, clock.now()), pod("infer-b", 50, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+  EXPECT_TRUE(events.empty());
+}
+
+TEST_F(ActuationFixture, PdbRefusalIsRetriedAndReported) {  // ACT-5, OBS-2
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  evictor->script("ml", "infer-a", {act::test::FakeEvictor::pdb_blocked("Cannot evict pod")});
+  auto r = reconcile();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(reasons(), std::vector<std::string>{"EvictionBlocked"});
+  EXPECT_LE(r->requeue_after, 30s);  // resizeRetryInterval
+  clock.advance(10s);
+  ASSERT_TRUE(reconcile());  // a pod event before the interval: no new attempt yet
+  EXPECT_EQ(evictor->calls().size(), 1u);
+  clock.advance(20s);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 2u);  // retried (retryPodDisruptionBudget defaults to true)
+}
+
+TEST_F(ActuationFixture, UnhealthyWebhookPausesEvictions) {  // ACT-2 webhook-unhealthy, OBS-3
+  webhook->set(decide::WebhookHealth::kUnhealthy);
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+  ASSERT_EQ(annotations->writes.size(), 1u);
+  EXPECT_EQ(annotations->writes[0][0], "ml/infer-a");
+  EXPECT_EQ(annotations->writes[0][1], "rightsizing.kubex.ai/automation-constraints");
+  EXPECT_NE(annotations->writes[0][2].find("webhook-unhealthy"), std::string::npos);
+}
+
+TEST_F(ActuationFixture, DryRunEvictsNothing) {  // ACT-8
+  make(/*dry_run=*/true);
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+  EXPECT_EQ(reasons(), std::vector<std::string>{"WouldEvict"});
+  EXPECT_TRUE(annotations->writes.empty());
+}
+
+TEST_F(ActuationFixture, UnmanagedWorkloadIsLeftAlone) {  // ACT-1: managed workloads only
+  api.erase(api::Kind::kClusterStaticPolicy, "", "half");
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+}
+
+TEST_F(ActuationFixture, AutomationDisabledEvictsNothing) {  // ACT-2 automationEnabled
+  api.put(kubex_object("GlobalConfiguration", "", "global-config", {{"automationEnabled", false}}));
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+  EXPECT_TRUE(annotations->writes.empty());  // nothing is written on pods while automation is off
+}
+
+}  // namespace
+}  // namespace kubex::controllers
