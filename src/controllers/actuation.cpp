@@ -33,8 +33,7 @@ kube::ControllerOptions controller_options(const ActuationOptions& o) {
 }
 
 const common::Clock& clock_of(const ActuationOptions& o) {
-  static const common::RealClock real;
-  return o.clock ? *o.clock : real;
+  return o.clock ? *o.clock : common::RealClock::instance();
 }
 
 // ACT-2 judges pause-until itself (pause-active): the desired value is what admission gives once no pause holds.

@@ -53,8 +53,7 @@ kube::ControllerOptions controller_options(const ReactiveOptions& o) {
 }
 
 const common::Clock& clock_of(const ReactiveOptions& o) {
-  static const common::RealClock real;
-  return o.clock ? *o.clock : real;
+  return o.clock ? *o.clock : common::RealClock::instance();
 }
 
 bool is_reactive_key(std::string_view k) {

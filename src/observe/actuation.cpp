@@ -13,21 +13,9 @@ namespace kubex::observe {
 
 decide::actuation::Allocation live_allocation(const api::PodView& pod) {
   decide::actuation::Allocation out;
-  std::optional<decide::Hundredths> fraction;
-  if (const api::IStr* f = pod.annotation(api::keys::kGpuFraction)) {
-    if (auto v = decide::parse_gpu_fraction(f->view())) fraction = *v;
-  }
-  std::string fraction_container;
-  if (const api::IStr* n = pod.annotation(api::keys::kGpuFractionContainerName)) {
-    fraction_container = n->str();
-  } else {
-    for (const auto& c : pod.containers) {
-      if (!c.init) {
-        fraction_container = c.name.str();
-        break;
-      }
-    }
-  }
+  const PodFraction f = pod_fraction(pod);
+  const std::optional<decide::Hundredths>& fraction = f.value;
+  const std::string& fraction_container = f.container;
   for (const auto& c : pod.containers) {
     if (!c.is_target()) continue;
     if (fraction && !c.init && c.name.view() == fraction_container) {

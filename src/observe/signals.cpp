@@ -57,23 +57,28 @@ std::vector<std::shared_ptr<const api::PodView>> pods_of(const Caches& caches, c
   return out;
 }
 
-std::vector<ContainerInput> pod_containers(const api::PodView& pod) {
-  // ADM-12: the fraction container is named by gpu-fraction-container-name, else the first regular one.
-  std::optional<decide::Hundredths> fraction;
+PodFraction pod_fraction(const api::PodView& pod) {
+  PodFraction out;
   if (const api::IStr* f = pod.annotation(api::keys::kGpuFraction)) {
-    if (auto v = decide::parse_gpu_fraction(f->view())) fraction = *v;
+    if (auto v = decide::parse_gpu_fraction(f->view())) out.value = *v;
   }
-  std::string fraction_container;
   if (const api::IStr* n = pod.annotation(api::keys::kGpuFractionContainerName)) {
-    fraction_container = n->str();
-  } else {
-    for (const auto& c : pod.containers) {
-      if (!c.init) {
-        fraction_container = c.name.str();
-        break;
-      }
+    out.container = n->str();
+    return out;
+  }
+  for (const auto& c : pod.containers) {
+    if (!c.init) {
+      out.container = c.name.str();
+      break;
     }
   }
+  return out;
+}
+
+std::vector<ContainerInput> pod_containers(const api::PodView& pod) {
+  const PodFraction f = pod_fraction(pod);
+  const std::optional<decide::Hundredths>& fraction = f.value;
+  const std::string& fraction_container = f.container;
   std::vector<ContainerInput> out;
   for (const auto& c : pod.containers) {
     if (!c.is_target()) continue;

@@ -28,6 +28,14 @@ struct Caches;
 // (CronJob, AnalysisRun), else owned directly. Terminating pods included; callers filter.
 std::vector<std::shared_ptr<const api::PodView>> pods_of(const Caches& caches, const api::WorkloadView& w);
 
+// ADM-12: a cached pod's valid gpu-fraction (nullopt when absent or invalid) and the container it applies to:
+// the one named by gpu-fraction-container-name, else the first regular container.
+struct PodFraction {
+  std::optional<decide::Hundredths> value;
+  std::string container;
+};
+PodFraction pod_fraction(const api::PodView& pod);
+
 // SPEC §0 a_c of each target container of `pod`, in pod order: the gpu-fraction for the fraction container
 // (ADM-12), else its nvidia.com/gpu request, else its limit, else 0.
 std::vector<decide::reactive::ContainerInput> pod_containers(const api::PodView& pod);

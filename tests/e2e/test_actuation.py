@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from conftest import EngineProcess, ROOT, wait_for
+from conftest import wait_for
 from test_gpu_metrics import start_gpu_sim
-from test_reactive import (API, CW, RestartablePrometheus, apply, kai_deployment, metric, owner, pods, queue,
-                           reactive_requests, running, starter_docs, wait_recommendation)
+from test_reactive import (API, RestartablePrometheus, apply, install_starter, kai_deployment, metric,
+                           running, start_engine, wait_recommendation)
 
 SIM_CONFIG = """
 nodePools:
@@ -82,16 +82,8 @@ class Watcher:
 def env(sim_factory, tmp_path_factory):
     sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("actuation-sim"), SIM_CONFIG)
     prom = RestartablePrometheus(metrics)
-    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
-    sim.kubectl("create", "namespace", "kubex")
-    apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
-    apply(sim, {"apiVersion": API, "kind": "GlobalConfiguration", "metadata": {"name": "global-config"},
-                "spec": {"prometheus": {"url": prom.url, "requestTimeout": "5s"}}})
-    apply(sim, *starter_docs())
-    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
-        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
-        "--early-webhook-enabled", "--reactive-check-interval", "10s"])
-    engine.wait_ready()
+    install_starter(sim, prom)
+    engine = start_engine(sim)
     # ACT-2: evictions wait for PodAdmissionWebhookHealthy=True.
     wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
                          for c in sim.kubectl_json("get", "globalconfiguration", "global-config")

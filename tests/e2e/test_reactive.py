@@ -8,7 +8,6 @@ its own safety checks (tests/e2e/test_actuation.py); these tests also delete pod
 replacement comes at once. Every scenario runs in its own namespace on one
 cluster, all started by the module fixture, so the cycles of all of them overlap."""
 import json
-import pathlib
 import subprocess
 import time
 
@@ -16,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import EngineProcess, ROOT, wait_for
-from test_gpu_metrics import PROMETHEUS, Prometheus, start_gpu_sim
+from test_gpu_metrics import Prometheus, start_gpu_sim
 
 API = "rightsizing.kubex.ai/v1alpha1"
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
@@ -174,21 +173,42 @@ SCENARIOS = {
 }
 
 
+def install_starter(sim, prom, kai=None):
+    """The CRDs, the engine namespace, the KAI queues, global-config pointing at `prom`, and the edited starter."""
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
+    spec = {"prometheus": {"url": prom.url, "requestTimeout": "5s"}}
+    if kai:
+        spec["kai"] = kai
+    apply(sim, {"apiVersion": API, "kind": "GlobalConfiguration", "metadata": {"name": "global-config"},
+                "spec": spec})
+    apply(sim, *starter_docs())
+
+
+def start_engine(sim):
+    """`kubex engine` with its webhooks registered, evaluating reactive policies every INTERVAL."""
+    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
+        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+        "--early-webhook-enabled", "--reactive-check-interval", INTERVAL])
+    engine.wait_ready()
+    wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
+                                 check=False).returncode == 0, what="the early webhook registered")
+    return engine
+
+
 @pytest.fixture(scope="module")
 def env(sim_factory, tmp_path_factory):
     sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("reactive-sim"), SIM_CONFIG)
     prom = RestartablePrometheus(metrics)
-    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
-    sim.kubectl("create", "namespace", "kubex")
-    apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
-    apply(sim, {"apiVersion": API, "kind": "GlobalConfiguration", "metadata": {"name": "global-config"},
-                "spec": {"prometheus": {"url": prom.url, "requestTimeout": "5s"},
-                         "kai": {"memoryIsolation": "HAMiCore"}}})
-    apply(sim, *starter_docs())
+    install_starter(sim, prom, kai={"memoryIsolation": "HAMiCore"})
     # X8: the same policy with the counter form of the compute metric wins rea-counter by weight (SEL-5).
     counter = [d for d in starter_docs() if d["kind"] == "ClusterGpuReactivePolicy"][0]
     counter["metadata"]["name"] = "reactive-counter"
     counter["spec"]["weight"] = 10
+    # rate(…[1m]) of a counter needs a minute or so of history: before that, Prometheus extrapolates from a few
+    # samples and the first value comes out low. A counter policy waits for that history.
+    counter["spec"]["minPodMetricsAge"] = "2m"
     counter["spec"]["scope"]["namespaceSelector"]["values"] = ["rea-counter"]
     counter["spec"]["metrics"]["compute"]["prometheus"]["metric"] = \
         "kubex_gpu_container_sm_utilization_percent_seconds_total"
@@ -206,12 +226,7 @@ def env(sim_factory, tmp_path_factory):
                                   "workloadTypes": ["Deployment"]}
     apply(sim, ns_strategy, ns_policy)
 
-    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
-        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
-        "--early-webhook-enabled", "--reactive-check-interval", INTERVAL])
-    engine.wait_ready()
-    wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
-                                 check=False).returncode == 0, what="the early webhook registered")
+    engine = start_engine(sim)
     for i, (ns, (fraction, sm, mem)) in enumerate(SCENARIOS.items()):
         sim.kubectl("create", "namespace", ns, check=False)
         d = kai_deployment("infer", ns, fraction, sm, mem, f"g-node-{i}")
@@ -305,10 +320,16 @@ def test_cuda_out_of_memory_under_hami_raises_the_fraction(env):  # REA-11
 
 def test_counter_metric_gives_the_same_recommendation_as_the_gauge(env):  # REA-3 counters, X8
     sim, prom, engine = env
-    assert wait_recommendation(sim, "rea-counter", "0.5") == wait_recommendation(sim, "rea-compute", "0.5")
-    line = engine.wait_line("rightsizing summary", phase="reactive", namespace="rea-counter",
-                            rightsizingResult="RECOMMENDED")
-    assert line["policies"] == {"requests.gpu": "ClusterGpuReactivePolicy/reactive-counter"}
+
+    def first_recommendation(ns):
+        # The first value each workload got, from its 0.25 pod (later values follow the replaced pods).
+        line = engine.wait_line("rightsizing summary", phase="reactive", namespace=ns, rightsizingResult="RECOMMENDED",
+                                timeout=120)
+        return line
+    counter, gauge = first_recommendation("rea-counter"), first_recommendation("rea-compute")
+    assert counter["changes"] == gauge["changes"]
+    assert {"container": "app", "resource": "gpu", "usage": "request", "from": "0.25", "to": "0.5"} in counter["changes"]
+    assert counter["policies"] == {"requests.gpu": "ClusterGpuReactivePolicy/reactive-counter"}
 
 
 def test_only_the_winning_reactive_policy_writes(env):  # SEL-5, SEL-7
@@ -325,8 +346,8 @@ def test_only_the_winning_reactive_policy_writes(env):  # SEL-5, SEL-7
 
 def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OBS-1
     sim, prom, engine = env
-    wait_recommendation(sim, "rea-compute", "0.5")
-    before = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
+    wait_for(lambda: condition(sim, "clustergpureactivepolicy", "kai-gpu-sharing-reactive", "Ready")["status"] == "True",
+             timeout=60, what="Ready=True before Prometheus stops")
     errors = metric(engine, "kubex_prometheus_queries_total", result="error")
     prom.pause()
     try:
@@ -336,6 +357,8 @@ def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OB
         assert ready["reason"] == "PrometheusQueryFailed"
         assert prom.url.split("//")[1] in ready["message"] and "/api/v1/query" in ready["message"]
         assert metric(engine, "kubex_prometheus_queries_total", result="error") > errors
+        # From the first failed cycle on, nothing is written.
+        before = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
         time.sleep(25)  # more failed cycles
         after = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
         assert after == before, "no annotation changes while Prometheus is down"
