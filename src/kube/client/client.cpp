@@ -348,6 +348,14 @@ common::Result<std::shared_ptr<Client>> Client::create(ConnectionConfig config, 
         return common::fail("cannot load the system certificate authorities");
       }
     }
+    // Every connection's SSL_CTX loads kNoCaDirectory into this shared store (set_ca_cert_path). Add that
+    // lookup directory once, here, while one thread owns the store: the connections then find it already
+    // there and only read the store. Adding it from several connection threads at once raced on the store's
+    // lookup list (a crash when the store was freed at exit).
+    X509_LOOKUP* dir = X509_STORE_add_lookup(impl->trust.get(), X509_LOOKUP_hash_dir());
+    if (!dir || X509_LOOKUP_add_dir(dir, kNoCaDirectory, X509_FILETYPE_PEM) != 1) {
+      return common::fail("cannot set up the certificate store");
+    }
   } else if (!impl->config.ca_pem.empty() && !common::make_store(impl->config.ca_pem)) {
     return common::fail("certificate-authority: no valid PEM certificate");
   }
