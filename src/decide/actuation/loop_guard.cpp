@@ -11,6 +11,16 @@ common::Duration backoff(common::Duration interval, int k) {
   return d < cap ? d : cap;
 }
 
+namespace {
+
+// Pod creation times have whole seconds (metadata.creationTimestamp) while the eviction time does not: a
+// replacement created within the second of its eviction reads as created at the start of that second.
+bool created_after(common::TimePoint created, common::TimePoint eviction) {
+  return created >= std::chrono::floor<std::chrono::seconds>(eviction);
+}
+
+}  // namespace
+
 GuardOutcome loop_guard(const GuardState& state, std::string_view desired,
                         std::optional<common::TimePoint> last_eviction, const std::vector<GuardPod>& pods,
                         common::Duration interval, common::TimePoint now) {
@@ -28,7 +38,7 @@ GuardOutcome loop_guard(const GuardState& state, std::string_view desired,
 
   if (last_eviction && s.reacted_to != last_eviction) {
     bool unmutated = false;
-    for (const GuardPod& p : pods) unmutated = unmutated || (p.lacks_desired && p.created > *last_eviction);
+    for (const GuardPod& p : pods) unmutated = unmutated || (p.lacks_desired && created_after(p.created, *last_eviction));
     if (unmutated) {
       s.until = now + backoff(interval, s.step);
       s.reacted_to = last_eviction;
@@ -38,7 +48,7 @@ GuardOutcome loop_guard(const GuardState& state, std::string_view desired,
   }
   if (s.until && s.reacted_to) {
     for (const GuardPod& p : pods) {
-      if (p.lacks_desired && p.created > *s.reacted_to) out.unmutated.push_back(p.name);
+      if (p.lacks_desired && created_after(p.created, *s.reacted_to)) out.unmutated.push_back(p.name);
     }
   }
   out.backing_off = s.until && now < *s.until;
