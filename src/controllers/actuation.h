@@ -8,8 +8,8 @@
 // events, the pods' automation-constraints when their set of reasons changes (OBS-3), and one
 // `rightsizing summary` line per reconcile (phase `actuation`). --dry-run evicts nothing (ACT-8).
 //
-// Not here yet: RBK-1…3 (rollback-state and rolling back a workload that leaves management); a workload that is
-// not managed, or on hold (RBK-4), is left alone.
+// A workload that is not managed, or on hold (RBK-4), is left alone here: rollback-state and rolling back a
+// workload that leaves management (RBK-1…3) are the `rollback` controller's (controllers/rollback.h).
 #pragma once
 
 #include <map>
@@ -21,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "controllers/eviction_run.h"
 #include "decide/actuation/actuation.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/runnable.h"
@@ -76,22 +77,13 @@ class ActuationController final : public kube::Runnable {
 
  private:
   static constexpr const char* kAll = "~all";
-  // ACT-5 and ACT-7 memory of one workload between reconciles.
-  struct Memory {
-    decide::actuation::GuardState guard;
-    std::optional<common::TimePoint> last_eviction;
-    std::set<std::string> pdb_blocked;
-    // ACT-5: after a refused (retried) or failed eviction, no eviction before this time.
-    std::optional<common::TimePoint> retry_at;
-  };
   kube::ReconcileOutcome reconcile_workload(const std::string& key);
 
   ActuationDeps deps_;
   ActuationOptions options_;
   common::Logger log_{"controller.actuation"};
   kube::Controller controller_;
-  std::mutex mu_;
-  std::map<std::string, Memory> memory_;  // by workload key
+  EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key
 };
 
 }  // namespace kubex::controllers

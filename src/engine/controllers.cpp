@@ -11,6 +11,7 @@
 #include "act/evictor.h"
 #include "act/pod_annotations.h"
 #include "controllers/actuation.h"
+#include "controllers/rollback.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
@@ -136,20 +137,48 @@ std::shared_ptr<controllers::ReactiveRecommender> reactive_recommender(EngineSta
   return r;
 }
 
-// ACT-1…ACT-8: evictions through their own client that does not retry: a 429 is a PDB's answer (ACT-5), and a
-// failed eviction is retried after resizeRetryInterval, not at once.
-std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, const observe::CatalogView& catalog,
-                                                            std::shared_ptr<const controllers::WebhookHealthSignal> webhook) {
+// Evictions go through their own client that does not retry: a 429 is a PDB's answer (ACT-5), and a failed
+// eviction is retried after resizeRetryInterval, not at once.
+std::shared_ptr<act::Evictor> evictor(EngineState& state, const char* logger) {
   kube::ClientOptions co;
   co.max_retries = 0;
   auto evict_client = kube::Client::create(state.client->config(), co);
   std::shared_ptr<kube::Client> client = evict_client ? *evict_client : state.client;
   if (evict_client) client->set_observer(state.manager.metrics().request_observer());
+  return act::client_evictor(client, &state.manager.metrics(), state.options.dry_run, common::Logger(logger));
+}
+
+// Reconciles a controller's workloads on owner and pod events and when kubex's own objects change.
+template <typename C>
+void follow_workloads(EngineState& state, C* c) {
+  observe::on_workload_changes(state.caches, [c](const api::WorkloadView& w) {
+    c->workload_changed(observe::workload_key(w));
+  });
+  if (state.caches.pods) {
+    kube::InformerHandlers h;
+    auto changed = [c](const kube::ObjectPtr& o) {
+      if (auto p = kube::as<api::PodView>(o)) c->pod_changed(*p);
+    };
+    h.on_add = changed;
+    h.on_update = [changed](const kube::ObjectPtr&, const kube::ObjectPtr& o) { changed(o); };
+    h.on_delete = changed;
+    state.caches.pods->add_handlers(std::move(h));
+  }
+  state.inventory.on_change([c](api::Kind k, const kube::ObjectPtr&) {
+    if (api::is_policy(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
+        k == api::Kind::kPolicyEvaluation) {
+      c->all_changed();
+    }
+  });
+}
+
+// ACT-1…ACT-8.
+std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, const observe::CatalogView& catalog,
+                                                            std::shared_ptr<const controllers::WebhookHealthSignal> webhook) {
   controllers::ActuationDeps d;
   d.catalog = &catalog;
   d.facts = observe::cached_actuation_facts(state.caches);
-  d.evictor = act::client_evictor(client, &state.manager.metrics(), state.options.dry_run,
-                                  common::Logger("controller.actuation"));
+  d.evictor = evictor(state, "controller.actuation");
   d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.actuation"));
   d.events = &state.manager.events();
   d.webhook = std::move(webhook);
@@ -157,25 +186,27 @@ std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, 
   o.dry_run = state.options.dry_run;
   o.metrics = &state.manager.metrics();
   auto c = std::make_shared<controllers::ActuationController>(std::move(d), o);
-  observe::on_workload_changes(state.caches, [a = c.get()](const api::WorkloadView& w) {
-    a->workload_changed(observe::workload_key(w));
-  });
-  if (state.caches.pods) {
-    kube::InformerHandlers h;
-    auto changed = [a = c.get()](const kube::ObjectPtr& o) {
-      if (auto p = kube::as<api::PodView>(o)) a->pod_changed(*p);
-    };
-    h.on_add = changed;
-    h.on_update = [changed](const kube::ObjectPtr&, const kube::ObjectPtr& o) { changed(o); };
-    h.on_delete = changed;
-    state.caches.pods->add_handlers(std::move(h));
-  }
-  state.inventory.on_change([a = c.get()](api::Kind k, const kube::ObjectPtr&) {
-    if (api::is_policy(k) || api::is_strategy(k) || k == api::Kind::kGlobalConfiguration ||
-        k == api::Kind::kPolicyEvaluation) {
-      a->all_changed();
-    }
-  });
+  follow_workloads(state, c.get());
+  return c;
+}
+
+// RBK-1…RBK-4.
+std::shared_ptr<controllers::RollbackController> rollback(EngineState& state, const observe::CatalogView& catalog,
+                                                          std::shared_ptr<const controllers::WebhookHealthSignal> webhook) {
+  controllers::RollbackDeps d;
+  d.catalog = &catalog;
+  d.facts = observe::cached_actuation_facts(state.caches);
+  d.evictor = evictor(state, "controller.rollback");
+  d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.rollback"));
+  d.owner_annotations =
+      act::client_annotation_writer(state.client, state.options.dry_run, common::Logger("controller.rollback"));
+  d.events = &state.manager.events();
+  d.webhook = std::move(webhook);
+  controllers::RollbackOptions o;
+  o.dry_run = state.options.dry_run;
+  o.metrics = &state.manager.metrics();
+  auto c = std::make_shared<controllers::RollbackController>(std::move(d), o);
+  follow_workloads(state, c.get());
   return c;
 }
 
@@ -234,6 +265,7 @@ void add_controllers(EngineState& state) {
   state.manager.add_runnable(proactive, /*leader_only=*/true);
   state.manager.add_runnable(reactive_recommender(state, catalog), /*leader_only=*/true);
   state.manager.add_runnable(actuation(state, catalog, webhook_healthy), /*leader_only=*/true);
+  state.manager.add_runnable(rollback(state, catalog, webhook_healthy), /*leader_only=*/true);
 }
 
 }  // namespace kubex::engine

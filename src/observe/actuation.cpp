@@ -62,6 +62,9 @@ class CachedActuationFacts final : public ActuationFacts {
   std::optional<nlohmann::json> pod_template(const api::WorkloadView& w) const override {
     return pod_template_of(caches_, w);
   }
+  std::optional<nlohmann::json> original(const api::WorkloadView& w) const override {
+    return original_of(caches_, w);
+  }
   std::vector<decide::actuation::PodFacts> pods(const api::WorkloadView& w) const override {
     std::vector<decide::actuation::PodFacts> out;
     for (const auto& p : pods_of(caches_, w)) out.push_back(pod_facts(*p));

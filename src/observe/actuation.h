@@ -26,6 +26,8 @@ class ActuationFacts {
   virtual std::shared_ptr<const api::WorkloadView> find(const std::string& key) const = 0;
   // The pod a new replica would start from (observe::pod_template_of).
   virtual std::optional<nlohmann::json> pod_template(const api::WorkloadView& w) const = 0;
+  // What the workload looked like before kubex (observe::original_of; RBK-1).
+  virtual std::optional<nlohmann::json> original(const api::WorkloadView& w) const = 0;
   // Every pod of the workload (observe::pods_of), as the actuation decision reads it.
   virtual std::vector<decide::actuation::PodFacts> pods(const api::WorkloadView& w) const = 0;
   virtual std::map<std::string, std::string> namespace_annotations(const std::string& ns) const = 0;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/keys.h"
 #include "decide/admission/pod_resources.h"
 #include "decide/status/policy_status.h"
 #include "kube/cache/informer.h"
@@ -40,35 +41,61 @@ std::shared_ptr<const api::WorkloadView> find_workload(const Caches& caches, con
   return nullptr;
 }
 
-std::optional<json> pod_template_of(const Caches& caches, const api::WorkloadView& w) {
-  if (!w.template_json.empty()) {
-    json t = json::parse(w.template_json, nullptr, false);
-    if (t.is_object()) return t;
-    return std::nullopt;
+namespace {
+
+// A cached pod rebuilt with the fields the decisions read (annotations, labels, containers' GPUs) and, with
+// `scheduler`, spec.schedulerName.
+json pod_json(const api::PodView& p, bool scheduler) {
+  json pod = {{"metadata", {{"annotations", json::object()}, {"labels", json::object()}}},
+              {"spec", {{"containers", json::array()}}}};
+  for (const auto& [k, v] : p.annotations) pod["metadata"]["annotations"][k.str()] = v.str();
+  for (const auto& [k, v] : p.labels) pod["metadata"]["labels"][k.str()] = v.str();
+  if (scheduler && !p.scheduler_name.empty()) pod["spec"]["schedulerName"] = p.scheduler_name.str();
+  for (const auto& c : p.containers) {
+    json cj = {{"name", c.name.str()}, {"image", c.image.str()}, {"resources", json::object()}};
+    if (c.gpu_request) cj["resources"]["requests"]["nvidia.com/gpu"] = std::to_string(*c.gpu_request);
+    if (c.gpu_limit) cj["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(*c.gpu_limit);
+    if (c.init) {
+      if (c.restartable) cj["restartPolicy"] = "Always";
+      pod["spec"]["initContainers"].push_back(std::move(cj));
+    } else {
+      pod["spec"]["containers"].push_back(std::move(cj));
+    }
   }
+  return pod;
+}
+
+std::optional<json> template_json(const api::WorkloadView& w) {
+  json t = json::parse(w.template_json, nullptr, false);
+  if (t.is_object()) return t;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<json> pod_template_of(const Caches& caches, const api::WorkloadView& w) {
+  if (!w.template_json.empty()) return template_json(w);
   if (!caches.pods) return std::nullopt;
   // Models and StrimziPodSets: a live pod they own stands in for the template. Only the fields the decisions
   // read are rebuilt from the pod view.
   for (const auto& o : caches.pods->by_index(kIndexOwnerUid, w.uid)) {
     auto p = kube::as<api::PodView>(o);
-    if (!p || p->deleting) continue;
-    json pod = {{"metadata", {{"annotations", json::object()}, {"labels", json::object()}}},
-                {"spec", {{"containers", json::array()}}}};
-    for (const auto& [k, v] : p->annotations) pod["metadata"]["annotations"][k.str()] = v.str();
-    for (const auto& [k, v] : p->labels) pod["metadata"]["labels"][k.str()] = v.str();
-    for (const auto& c : p->containers) {
-      json cj = {{"name", c.name.str()}, {"image", c.image.str()}, {"resources", json::object()}};
-      if (c.gpu_request) cj["resources"]["requests"]["nvidia.com/gpu"] = std::to_string(*c.gpu_request);
-      if (c.gpu_limit) cj["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(*c.gpu_limit);
-      if (c.init) {
-        if (c.restartable) cj["restartPolicy"] = "Always";
-        pod["spec"]["initContainers"].push_back(std::move(cj));
-      } else {
-        pod["spec"]["containers"].push_back(std::move(cj));
-      }
-    }
-    return pod;
+    if (p && !p->deleting) return pod_json(*p, false);
   }
+  return std::nullopt;
+}
+
+std::optional<json> original_of(const Caches& caches, const api::WorkloadView& w) {
+  if (!w.template_json.empty()) return template_json(w);
+  if (!caches.pods) return std::nullopt;
+  std::shared_ptr<const api::PodView> admitted;  // a pod admission changed: its pod-rightsizing-info tells how
+  for (const auto& o : caches.pods->by_index(kIndexOwnerUid, w.uid)) {
+    auto p = kube::as<api::PodView>(o);
+    if (!p) continue;
+    if (!p->annotation(api::keys::kPodRightsizingInfo)) return pod_json(*p, true);
+    if (!admitted) admitted = p;
+  }
+  if (admitted) return pod_json(*admitted, true);
   return std::nullopt;
 }
 

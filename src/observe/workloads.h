@@ -31,6 +31,10 @@ std::shared_ptr<const api::WorkloadView> find_workload(const Caches& caches, con
 // The pod a new replica would start from ({metadata, spec}): the pod template, or for owners without one a
 // live pod they own (nullopt when there is none).
 std::optional<nlohmann::json> pod_template_of(const Caches& caches, const api::WorkloadView& w);
+// RBK-1 `original`'s source: the pod template, or for owners without one (Models, StrimziPodSets) the first
+// pod of theirs without pod-rightsizing-info (one admission left alone), else one with it (whose recorded
+// `from` values decide::actuation::original_from_template puts back), with its spec.schedulerName.
+std::optional<nlohmann::json> original_of(const Caches& caches, const api::WorkloadView& w);
 
 // The target containers of that pod (SPEC §0) with their GPU allocations; empty when there is no template.
 std::vector<decide::policy::TargetContainer> target_containers_of(const Caches& caches, const api::WorkloadView& w);

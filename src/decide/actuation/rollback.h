@@ -70,7 +70,9 @@ common::Result<RollbackState> parse_rollback_state(std::string_view json);
 std::string format_rollback_state(const RollbackState& s);
 
 // RBK-1 `original` from a pod template, or a pod (the same {metadata, spec} shape: owners without a template
-// use the first pod seen without pod-rightsizing-info). Never throws.
+// use the first pod seen without pod-rightsizing-info). A pod that carries pod-rightsizing-info (ADM-16) has
+// the `from` values recorded there put back: its scheduler, queue and each container's GPU as admission
+// found them. Never throws.
 Original original_from_template(const nlohmann::json& pod_or_template);
 
 // container -> GPU-2 string of each allocated container.

@@ -133,6 +133,40 @@ std::string format_rollback_state(const RollbackState& s) {
   return doc.dump();
 }
 
+namespace {
+
+// Admission recorded each edit's `from` in pod-rightsizing-info (ADM-16): put those values back. A GPU `from`
+// that is a whole number was nvidia.com/gpu (requests and limits), a fraction was the gpu-fraction annotation,
+// "unspecified" was nothing.
+void undo_admission(Original& o, const json& info) {
+  const json& kai = member(info, "kai");
+  if (member(kai, "scheduler").is_object()) {
+    if (auto from = string_of(member(member(kai, "scheduler"), "from")); from && !from->empty()) {
+      o.scheduler_name = *from;
+    }
+  }
+  if (member(kai, "queue").is_object()) o.queue = string_of(member(member(kai, "queue"), "from"));
+  const json& containers = member(info, "containers");
+  if (!containers.is_object()) return;
+  for (auto it = containers.begin(); it != containers.end(); ++it) {
+    const json& gpu = member(it.value(), "gpu");
+    if (!gpu.is_object()) continue;
+    const std::optional<std::string> from = string_of(member(gpu, "from"));
+    if (!from) continue;
+    o.containers.erase(it.key());
+    if (*from == "unspecified") {
+      if (string_of(member(gpu, "to")).value_or("").find('.') != std::string::npos) o.gpu_fraction.reset();
+    } else if (from->find('.') != std::string::npos) {
+      o.gpu_fraction = *from;
+    } else {
+      o.containers[it.key()] = OriginalContainer{*from, *from};
+      o.gpu_fraction.reset();
+    }
+  }
+}
+
+}  // namespace
+
 Original original_from_template(const json& pod) {
   Original o;
   const json& meta = member(pod, "metadata");
@@ -143,6 +177,10 @@ Original original_from_template(const json& pod) {
   o.gpu_fraction = string_of(member(member(meta, "annotations"), api::keys::kGpuFraction));
   read_containers(member(spec, "initContainers"), o.containers);
   read_containers(member(spec, "containers"), o.containers);
+  if (auto info = string_of(member(member(meta, "annotations"), api::keys::kPodRightsizingInfo))) {
+    const json doc = json::parse(*info, nullptr, false);
+    if (doc.is_object()) undo_admission(o, doc);
+  }
   return o;
 }
 

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../act/act_fakes.h"
+#include "actuation_fakes.h"
 #include "act/pod_annotations.h"
 #include "controllers/webhook_health_signal.h"
 #include "status_fakes.h"
@@ -18,46 +19,10 @@ using namespace test;
 using namespace std::chrono_literals;
 namespace da = decide::actuation;
 
-const std::string kKey = "Deployment/ml/infer";
-
-class FakeFacts final : public observe::ActuationFacts {
- public:
-  std::vector<std::shared_ptr<const api::WorkloadView>> workloads() const override { return {workload}; }
-  std::shared_ptr<const api::WorkloadView> find(const std::string& key) const override {
-    return key == kKey ? workload : nullptr;
-  }
-  std::optional<json> pod_template(const api::WorkloadView&) const override { return tmpl; }
-  std::vector<da::PodFacts> pods(const api::WorkloadView&) const override { return pod_list; }
-  std::map<std::string, std::string> namespace_annotations(const std::string&) const override { return {}; }
-  std::string workload_key_of(const api::PodView&) const override { return kKey; }
-
-  std::shared_ptr<const api::WorkloadView> workload;
-  json tmpl;
-  std::vector<da::PodFacts> pod_list;
-};
-
-class FakePodAnnotations final : public act::PodAnnotationWriter {
- public:
-  kube::KResult<void> write(const std::string& ns, const std::string& pod,
-                            const std::map<std::string, std::optional<std::string>>& set) override {
-    for (const auto& [k, v] : set) writes.push_back({ns + "/" + pod, k, v.value_or("<removed>")});
-    return {};
-  }
-  std::vector<std::vector<std::string>> writes;
-};
-
-// A KAI pod of the workload at `fraction`, Ready for a minute.
-da::PodFacts pod(const std::string& name, decide::Hundredths fraction, common::TimePoint now) {
-  da::PodFacts p;
-  p.name = name;
-  p.uid = "uid-" + name;
-  p.phase = "Running";
-  p.created = now - 10min;
-  p.ready = true;
-  p.ready_since = now - 1min;
-  p.live = {{"app", fraction, true}};
-  return p;
-}
+using test::kKey;
+using test::pod;
+using FakeFacts = test::FakeActuationFacts;
+using test::FakePodAnnotations;
 
 class ActuationFixture : public ::testing::Test {
  protected:

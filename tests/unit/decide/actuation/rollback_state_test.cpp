@@ -105,6 +105,40 @@ TEST(RollbackState, OriginalFromTemplate) {
   EXPECT_EQ(original_from_template(nlohmann::json()).scheduler_name, "default-scheduler");
 }
 
+// RBK-1 for owners without a template (Model, StrimziPodSet) when every pod was already changed: the `from`
+// values admission recorded in pod-rightsizing-info (ADM-16) are put back.
+TEST(RollbackState, OriginalFromAnAdmittedPod) {
+  const char* pod = R"({"metadata":{"labels":{"kai.scheduler/queue":"kubex-unlimited-gpu-queue"},
+      "annotations":{"gpu-fraction":"0.5","automation-webhook.kubex.ai/pod-rightsizing-info":
+      "{\"mode\":\"kai\",\"kai\":{\"scheduler\":{\"from\":\"default-scheduler\",\"to\":\"kai-scheduler\"},\"queue\":{\"from\":null,\"to\":\"kubex-unlimited-gpu-queue\"}},\"containers\":{\"server\":{\"gpu\":{\"from\":\"1\",\"to\":\"0.5\",\"source\":\"ClusterStaticPolicy/s\"}}}}"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"server"}]}})";
+  Original o = original_from_template(nlohmann::json::parse(pod));
+  EXPECT_EQ(o.scheduler_name, "default-scheduler");
+  EXPECT_EQ(o.queue, std::nullopt);
+  EXPECT_EQ(o.gpu_fraction, std::nullopt);
+  EXPECT_EQ(o.containers, (std::map<std::string, OriginalContainer>{{"server", {"1", "1"}}}));
+
+  // An existing KAI pod whose fraction kubex changed: the original fraction comes back, its queue is kept.
+  const char* kai = R"({"metadata":{"labels":{"kai.scheduler/queue":"mine"},
+      "annotations":{"gpu-fraction":"0.7","automation-webhook.kubex.ai/pod-rightsizing-info":
+      "{\"mode\":\"kai\",\"containers\":{\"app\":{\"gpu\":{\"from\":\"0.25\",\"to\":\"0.7\"}}}}"}},
+      "spec":{"schedulerName":"kai-scheduler","containers":[{"name":"app"}]}})";
+  o = original_from_template(nlohmann::json::parse(kai));
+  EXPECT_EQ(o.scheduler_name, "kai-scheduler");
+  EXPECT_EQ(o.queue, std::optional<std::string>("mine"));
+  EXPECT_EQ(o.gpu_fraction, std::optional<std::string>("0.25"));
+  EXPECT_TRUE(o.containers.empty());
+
+  // A GPU set from nothing (setFromUnspecified): the original had none.
+  const char* unset = R"({"metadata":{"annotations":{"gpu-fraction":"0.7",
+      "automation-webhook.kubex.ai/pod-rightsizing-info":
+      "{\"containers\":{\"app\":{\"gpu\":{\"from\":\"unspecified\",\"to\":\"0.7\"}}}}"}},
+      "spec":{"containers":[{"name":"app"}]}})";
+  o = original_from_template(nlohmann::json::parse(unset));
+  EXPECT_EQ(o.gpu_fraction, std::nullopt);
+  EXPECT_TRUE(o.containers.empty());
+}
+
 // RBK-1: the first write: phase Managed, the strategy, the template's original and allocation, no history.
 TEST(RollbackState, Initial) {
   const RollbackState s = initial_state("AutomationStrategy/s", nlohmann::json::parse(kTemplate));

@@ -1,0 +1,263 @@
+#include "controllers/eviction_run.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "act/owner_annotations.h"
+#include "act/pod_annotations.h"
+#include "api/keys.h"
+#include "api/views.h"
+#include "decide/admission/pod_mutation.h"
+#include "decide/admission/summary.h"
+#include "decide/policy/catalog.h"
+#include "decide/policy/scope.h"
+#include "kube/runtime/event_recorder.h"
+#include "observe/actuation.h"
+#include "observe/catalog_view.h"
+#include "observe/workloads.h"
+
+namespace kubex::controllers {
+
+namespace {
+
+namespace da = decide::actuation;
+using nlohmann::json;
+
+void drop_pause(std::map<std::string, std::string>& m) { m.erase(api::keys::kPauseUntil); }
+
+const api::Strategy* strategy_named(const decide::policy::Catalog& c, const std::string& ref) {
+  if (ref.empty()) return nullptr;
+  for (const auto& s : c.strategies()) {
+    if (s.strategy && decide::policy::ref_of(*s.strategy) == ref) return s.strategy.get();
+  }
+  return nullptr;
+}
+
+int status_of(const act::EvictionResult& r) {
+  using O = act::EvictionResult::Outcome;
+  switch (r.outcome) {
+    case O::kEvicted: return 201;
+    case O::kGone: return 404;
+    case O::kPdbBlocked: return 429;
+    case O::kDryRun: return 0;
+    case O::kError: return r.http_code > 0 ? r.http_code : 0;
+  }
+  return 0;
+}
+
+kube::ObjectReference pod_ref(const std::string& ns, const da::PodFacts& p) {
+  return {"v1", "Pod", ns, p.name, p.uid, "", ""};
+}
+
+const da::PodFacts* facts_of(const da::Input& in, const std::string& name) {
+  for (const auto& p : in.workload.pods) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+EvictionMemory EvictionMemories::get(const std::string& key) {
+  std::lock_guard lk(mu_);
+  auto it = memory_.find(key);
+  return it == memory_.end() ? EvictionMemory{} : it->second;
+}
+
+void EvictionMemories::put(const std::string& key, EvictionMemory m) {
+  std::lock_guard lk(mu_);
+  memory_[key] = std::move(m);
+}
+
+void EvictionMemories::erase(const std::string& key) {
+  std::lock_guard lk(mu_);
+  memory_.erase(key);
+}
+
+std::optional<WorkloadContext> read_workload(const observe::ActuationFacts& facts,
+                                             const observe::CatalogView& catalog, const std::string& key) {
+  WorkloadContext w;
+  w.view = facts.find(key);
+  if (!w.view) return std::nullopt;
+  w.catalog = catalog.catalog();
+  w.ns = w.view->ns.str();
+  w.workload = observe::decision_workload(*w.view);
+  w.match = decide::policy::match_policies(w.workload, w.catalog->candidates(), w.catalog->evaluation(),
+                                           w.catalog->global().protected_namespace_patterns);
+  w.namespace_annotations = facts.namespace_annotations(w.ns);
+  return w;
+}
+
+decide::AdmissionDecision desired_decision(const WorkloadContext& w, const json& pod_template, common::TimePoint now,
+                                           bool dry_run) {
+  decide::policy::Workload unpaused = w.workload;
+  drop_pause(unpaused.annotations);
+  drop_pause(unpaused.template_annotations);
+  std::map<std::string, std::string> unpaused_ns = w.namespace_annotations;
+  drop_pause(unpaused_ns);
+  json pod = pod_template;
+  if (pod.contains("metadata") && pod["metadata"].contains("annotations") &&
+      pod["metadata"]["annotations"].is_object()) {
+    pod["metadata"]["annotations"].erase(api::keys::kPauseUntil);
+  }
+  api::GlobalConfigSpec enabled = w.catalog->global();
+  enabled.automation_enabled = true;
+  decide::AdmissionInput ai;
+  ai.pod = &pod;
+  ai.phase = "actuation";
+  ai.now = now;
+  ai.global = &enabled;
+  ai.evaluation = &w.catalog->evaluation();
+  ai.ns = w.ns;
+  ai.namespace_annotations = unpaused_ns;
+  ai.workload = &unpaused;
+  ai.candidates = w.catalog->candidates();
+  ai.dry_run = dry_run;
+  return decide::decide_admission(ai);
+}
+
+da::Settings settings_for(const WorkloadContext& w, const std::string& strategy_ref, bool webhook_healthy,
+                          bool dry_run) {
+  const api::Strategy* strategy = strategy_named(*w.catalog, strategy_ref);
+  da::Settings s = da::settings_of(strategy ? strategy->spec : api::StrategySpec{});
+  const api::GlobalConfigSpec& global = w.catalog->global();
+  s.automation_enabled = global.automation_enabled;
+  s.protected_namespace = decide::policy::namespace_protected(w.ns, global.protected_namespace_patterns);
+  s.webhook_healthy = webhook_healthy;
+  s.dry_run = dry_run;
+  return s;
+}
+
+da::WorkloadFacts workload_facts(const WorkloadContext& w, std::vector<da::PodFacts> pods) {
+  da::WorkloadFacts f;
+  f.kind = w.view->kind.str();
+  f.name = w.view->name;
+  f.replicas = w.view->replicas;
+  f.max_unavailable = w.view->max_unavailable;
+  f.annotations = w.workload.annotations;
+  f.template_annotations = w.workload.template_annotations;
+  f.namespace_annotations = w.namespace_annotations;
+  f.pods = std::move(pods);
+  return f;
+}
+
+std::string allocation_text(const da::Allocation& a) {
+  std::string out;
+  for (const auto& g : a) {
+    if (!out.empty()) out += " ";
+    out += g.container + "=" + decide::format_gpu(g.value) + (g.fraction ? " (fraction)" : " (whole)");
+  }
+  return out.empty() ? "none" : out;
+}
+
+void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, EvictionMemory& memory,
+               const WorkloadContext& w) {
+  const common::TimePoint now = in.now;
+  if (memory.retry_at && now < *memory.retry_at && !plan.evict.empty()) {  // ACT-5: retry after resizeRetryInterval
+    for (da::PodPlan& pp : plan.pods) {
+      if (std::find(plan.evict.begin(), plan.evict.end(), pp.name) != plan.evict.end()) {
+        pp.result = da::Result::kBlockedRetrying;
+      }
+    }
+    plan.evict.clear();
+    plan.result = da::Result::kBlockedRetrying;
+    plan.requeue_after = std::min<common::Duration>(plan.requeue_after, *memory.retry_at - now);
+  }
+  const std::string& ns = w.ns;
+  std::optional<common::TimePoint> next_retry;
+  std::optional<common::TimePoint> evicted_at;
+  for (const std::string& name : std::vector<std::string>(plan.evict)) {
+    const da::PodFacts* p = facts_of(in, name);
+    if (!p) continue;
+    act::EvictionResult r = run.evictor->evict({ns, p->name, p->uid}, run.reason);  // ACT-4
+    da::EvictionOutcome outcome =
+        da::on_eviction_result(status_of(r), in.settings.retry_pdb, in.settings.resize_retry_interval);
+    da::apply_outcome(plan, in, name, outcome);
+    if (r.succeeded()) evicted_at = now;
+    if (outcome.retry_after) next_retry = now + *outcome.retry_after;
+    if (run.events && outcome.event_evicted) {
+      run.events->event(pod_ref(ns, *p), kube::EventType::kNormal, run.evicted_event,
+                        "evicted so that its replacement gets " + run.target_text + " (was " +
+                            allocation_text(p->live) + ")");
+    }
+    if (run.events && outcome.event_blocked) {
+      run.events->event(pod_ref(ns, *p), kube::EventType::kWarning, "EvictionBlocked",
+                        "eviction refused by a PodDisruptionBudget: " +
+                            (r.cause.empty() ? r.message : r.message + " " + r.cause));
+    }
+  }
+  for (const std::string& name : plan.would_evict) {  // ACT-8
+    const da::PodFacts* p = facts_of(in, name);
+    if (p && run.events) {
+      run.events->event(pod_ref(ns, *p), kube::EventType::kNormal, "WouldEvict",
+                        "dry run: would evict so that its replacement gets " + run.target_text + " (now " +
+                            allocation_text(p->live) + ")");
+    }
+  }
+  if (plan.emit_replacement_not_mutated && run.events) {  // ACT-7
+    const api::WorkloadView& v = *w.view;
+    run.events->event({act::owner_api_version(v.kind.str()), v.kind.str(), ns, v.name, v.uid, "", ""},
+                      kube::EventType::kWarning, "ReplacementNotMutated",
+                      "a pod created after the last eviction does not have " + run.target_text +
+                          " (the admission webhook may have failed open); evictions back off");
+  }
+  memory.guard = plan.guard;
+  memory.pdb_blocked = plan.pdb_blocked;
+  if (evicted_at) memory.last_eviction = evicted_at;
+  if (next_retry) {
+    memory.retry_at = next_retry;
+  } else if (evicted_at) {
+    memory.retry_at.reset();
+  }
+  for (const da::PodPlan& pp : plan.pods) {  // OBS-3: only when a pod's set of reasons changes
+    if (!pp.write_constraints) continue;
+    std::optional<std::string> v;
+    if (!pp.write_constraints->empty()) v = *pp.write_constraints;
+    auto r = run.pod_annotations->write(ns, pp.name, {{api::keys::kAutomationConstraints, v}});
+    if (!r) {
+      run.log->warn("cannot update the pod's constraints",
+                    {{"namespace", ns}, {"pod", pp.name}, {"error", r.error().str()}});
+    }
+  }
+}
+
+void log_summary(const common::Logger& log, const std::string& phase, const WorkloadContext& w,
+                 const decide::Summary& decided, const da::Plan& plan, const da::Input& in) {
+  if (!log.enabled(common::LogLevel::kInfo)) return;
+  decide::Summary s;
+  s.phase = phase;
+  s.ns = w.ns;
+  s.pod = plan.pod;
+  s.owner = w.workload.ref();
+  s.policies = decided.policies;
+  s.strategy = decided.strategy;
+  s.mode = decided.mode;
+  s.result_text = da::result_name(plan.result);
+  for (const auto& c : plan.failed) s.failed_checks.push_back(c.name);
+  for (const da::PodPlan& pp : plan.pods) {
+    if (pp.name != plan.pod) continue;
+    s.applied_filters = pp.applied_filters;
+    const da::PodFacts* p = facts_of(in, pp.name);
+    if (p && in.desired && pp.candidate) {
+      for (const auto& g : *in.desired) {
+        std::string from = decide::kUnspecified;
+        for (const auto& l : p->live) {
+          if (l.container == g.container) from = decide::format_gpu(l.value);
+        }
+        decide::Change ch;
+        ch.container = g.container;
+        ch.from = from;
+        ch.to = decide::format_gpu(g.value);
+        ch.desired = ch.to;
+        s.changes.push_back(std::move(ch));
+      }
+    }
+  }
+  s.dry_run = in.settings.dry_run;
+  s.text = in.purpose == da::Purpose::kRollback ? "Rolling back to the original GPU form"
+                                                : decide::summary_text(s.changes);
+  log.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(s));
+}
+
+}  // namespace kubex::controllers

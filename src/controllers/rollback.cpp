@@ -1,0 +1,206 @@
+#include "controllers/rollback.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "act/evictor.h"
+#include "act/owner_annotations.h"
+#include "act/pod_annotations.h"
+#include "api/keys.h"
+#include "controllers/webhook_health_signal.h"
+#include "decide/actuation/rollback.h"
+#include "decide/admission/pod_mutation.h"
+#include "decide/admission/summary.h"
+#include "kube/runtime/event_recorder.h"
+#include "observe/workloads.h"
+
+namespace kubex::controllers {
+
+namespace {
+
+namespace da = decide::actuation;
+using namespace std::chrono_literals;
+
+kube::ControllerOptions controller_options(const RollbackOptions& o) {
+  kube::ControllerOptions c;
+  c.metrics = o.metrics;
+  c.clock = o.clock;
+  return c;
+}
+
+const common::Clock& clock_of(const RollbackOptions& o) {
+  return o.clock ? *o.clock : common::RealClock::instance();
+}
+
+std::optional<std::string> annotation_of(const api::WorkloadView& w, std::string_view key) {
+  if (const auto* v = w.annotation(key)) return v->str();
+  return std::nullopt;
+}
+
+// The rightsizing summary line of a reconcile that only kept the state (no pod to judge).
+void log_state(const common::Logger& log, const WorkloadContext& w, const std::string& strategy, const char* result,
+               bool dry_run) {
+  if (!log.enabled(common::LogLevel::kInfo)) return;
+  decide::Summary s;
+  s.phase = "rollback";
+  s.ns = w.ns;
+  s.owner = w.workload.ref();
+  s.strategy = strategy;
+  s.result_text = result;
+  s.dry_run = dry_run;
+  s.text = "Rolled back to the original GPU form";
+  log.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(s));
+}
+
+}  // namespace
+
+RollbackController::RollbackController(RollbackDeps deps, RollbackOptions options)
+    : deps_(std::move(deps)),
+      options_(options),
+      controller_(
+          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_)) {}
+
+RollbackController::~RollbackController() {
+  stop();
+}
+
+void RollbackController::start() {
+  controller_.start();
+  controller_.enqueue(kAll);
+}
+
+void RollbackController::stop() {
+  controller_.stop();
+}
+
+void RollbackController::pod_changed(const api::PodView& pod) {
+  std::string key = deps_.facts->workload_key_of(pod);
+  if (!key.empty()) controller_.enqueue(key);
+}
+
+kube::ReconcileOutcome RollbackController::reconcile(const std::string& key) {
+  if (key != kAll) return reconcile_workload(key);
+  for (const auto& w : deps_.facts->workloads()) controller_.enqueue(observe::workload_key(*w));
+  return kube::ReconcileResult{false, std::chrono::minutes(5)};
+}
+
+void RollbackController::owner_event(const WorkloadContext& w, const char* reason, const std::string& message) {
+  if (!deps_.events) return;
+  const api::WorkloadView& v = *w.view;
+  deps_.events->event({act::owner_api_version(v.kind.str()), v.kind.str(), w.ns, v.name, v.uid, "", ""},
+                      kube::EventType::kNormal, reason, message);
+}
+
+kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string& key) {
+  std::optional<WorkloadContext> w = read_workload(*deps_.facts, *deps_.catalog, key);
+  if (!w) {
+    memory_.erase(key);
+    return kube::ReconcileResult{};
+  }
+  const common::TimePoint now = clock_of(options_).now();
+  const api::WorkloadView& view = *w->view;
+  std::vector<da::PodFacts> pods = deps_.facts->pods(view);
+
+  da::RollbackInput in;
+  in.managed = w->match.managed;
+  in.on_hold = w->match.on_hold;
+  in.dry_run = options_.dry_run;
+  in.state_text = annotation_of(view, api::keys::kRollbackState);
+  if (!in.managed && !in.state_text) return kube::ReconcileResult{};  // never managed, or rolled back
+  if (in.managed && !in.on_hold) {
+    if (auto tmpl = deps_.facts->pod_template(view)) {
+      in.strategy = desired_decision(*w, *tmpl, now, options_.dry_run).summary.strategy;  // SEL-9
+    }
+  }
+  if (auto source = deps_.facts->original(view)) in.initial = da::initial_state(in.strategy, *source);
+  for (const auto& [k, v] : view.annotations) in.owner_annotation_keys.push_back(k.str());
+  for (const da::PodFacts& p : pods) {
+    if (p.controller_owned && !p.finished() && p.has_rightsizing_info()) in.pods_with_rightsizing_info.push_back(p.name);
+  }
+  std::string recorded;  // RBK-2: the rollback uses the recorded strategy's settings
+  if (in.state_text) {
+    if (auto st = da::parse_rollback_state(*in.state_text)) recorded = st->strategy;
+  }
+  in.strategy_allows_eviction = settings_for(*w, recorded, true, options_.dry_run).eviction_enabled;
+
+  da::RollbackPlan plan = da::rollback_step(in);
+
+  // RBK-1: the history follows the newest Running pod while the workload is managed.
+  std::optional<std::string> write = plan.write_state;
+  if (in.managed && !in.on_hold && !options_.dry_run) {
+    const std::optional<std::string>& base = write ? write : in.state_text;
+    std::optional<da::RollbackState> state;
+    if (base) {
+      if (auto parsed = da::parse_rollback_state(*base)) state = std::move(*parsed);
+    }
+    if (state) {
+      if (auto i = da::history_pod(pods)) {
+        const auto& p = pods[*i];
+        auto info = p.annotations.find(api::keys::kPodRightsizingInfo);
+        da::HistorySource src = da::history_source(info == p.annotations.end() ? "" : info->second);
+        if (da::append_history(*state, p.live, src, now)) write = da::format_rollback_state(*state);
+      }
+    }
+  }
+
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove = plan.remove_annotations;
+  if (write) set[api::keys::kRollbackState] = *write;
+  if (plan.remove_state) remove.push_back(api::keys::kRollbackState);
+  if (!set.empty() || !remove.empty()) {
+    auto r = deps_.owner_annotations->write(view, set, remove, "rollback state");
+    if (!r) return std::unexpected(r.error());
+    if (*r == act::OwnerWrite::kStale) return kube::ReconcileResult{false, 1s};  // the cache is behind
+    if (*r == act::OwnerWrite::kGone) return kube::ReconcileResult{};
+  }
+  if (plan.event_started) {
+    owner_event(*w, "RollbackStarted",
+                "no policy matches this workload any more: removing kubex's recommendations and replacing the pods "
+                "it resized (" + std::to_string(in.pods_with_rightsizing_info.size()) + ") with their original form");
+  }
+  if (plan.event_completed) {
+    owner_event(*w, "RollbackCompleted", "every pod is back in its original form; rollback-state removed");
+    memory_.erase(key);
+    log_state(log_, *w, recorded, da::result_name(da::Result::kRolledBack), options_.dry_run);
+    return kube::ReconcileResult{};
+  }
+  if (plan.roll_pods.empty()) {
+    memory_.erase(key);
+    return kube::ReconcileResult{false, std::chrono::minutes(1)};
+  }
+  common::Duration requeue = std::chrono::minutes(1);
+  roll_pods(key, *w, recorded, now, requeue);
+  return kube::ReconcileResult{false, requeue};
+}
+
+da::Result RollbackController::roll_pods(const std::string& key, const WorkloadContext& w, const std::string& strategy,
+                                         common::TimePoint now, common::Duration& requeue) {
+  da::Input in;
+  in.purpose = da::Purpose::kRollback;
+  in.now = now;
+  in.settings = settings_for(w, strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
+  in.workload = workload_facts(w, deps_.facts->pods(*w.view));
+  EvictionMemory memory = memory_.get(key);
+  in.pdb_blocked = memory.pdb_blocked;
+  in.last_eviction = memory.last_eviction;
+
+  da::Plan plan = da::decide(in);
+  PlanRunner run;
+  run.evictor = deps_.evictor.get();
+  run.pod_annotations = deps_.pod_annotations.get();
+  run.events = deps_.events;
+  run.log = &log_;
+  run.reason = act::EvictionReason::kRollback;
+  run.evicted_event = "PolicyEvaluationEvictRollback";
+  run.target_text = "its original GPU form (no policy manages the workload any more)";
+  carry_out(run, plan, in, memory, w);
+  memory_.put(key, std::move(memory));
+  decide::Summary decided;
+  decided.strategy = strategy;
+  log_summary(log_, "rollback", w, decided, plan, in);  // OBS-4
+  requeue = plan.requeue_after;
+  return plan.result;
+}
+
+}  // namespace kubex::controllers

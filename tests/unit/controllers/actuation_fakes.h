@@ -1,0 +1,65 @@
+// Fakes for the actuation and rollback controllers: the workload and its pods as observe::ActuationFacts
+// reads them, and the pod annotation writer; plus a Ready KAI pod of the workload.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "act/pod_annotations.h"
+#include "common/clock.h"
+#include "decide/actuation/actuation.h"
+#include "observe/actuation.h"
+
+namespace kubex::controllers::test {
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+namespace da = decide::actuation;
+
+inline const std::string kKey = "Deployment/ml/infer";
+
+class FakeActuationFacts final : public observe::ActuationFacts {
+ public:
+  std::vector<std::shared_ptr<const api::WorkloadView>> workloads() const override { return {workload}; }
+  std::shared_ptr<const api::WorkloadView> find(const std::string& key) const override {
+    return key == kKey ? workload : nullptr;
+  }
+  std::optional<json> pod_template(const api::WorkloadView&) const override { return tmpl; }
+  std::optional<json> original(const api::WorkloadView&) const override { return tmpl; }
+  std::vector<da::PodFacts> pods(const api::WorkloadView&) const override { return pod_list; }
+  std::map<std::string, std::string> namespace_annotations(const std::string&) const override { return {}; }
+  std::string workload_key_of(const api::PodView&) const override { return kKey; }
+
+  std::shared_ptr<const api::WorkloadView> workload;
+  json tmpl;
+  std::vector<da::PodFacts> pod_list;
+};
+
+class FakePodAnnotations final : public act::PodAnnotationWriter {
+ public:
+  kube::KResult<void> write(const std::string& ns, const std::string& pod,
+                            const std::map<std::string, std::optional<std::string>>& set) override {
+    for (const auto& [k, v] : set) writes.push_back({ns + "/" + pod, k, v.value_or("<removed>")});
+    return {};
+  }
+  std::vector<std::vector<std::string>> writes;
+};
+
+// A KAI pod of the workload at `fraction`, Ready for a minute.
+inline da::PodFacts pod(const std::string& name, decide::Hundredths fraction, common::TimePoint now) {
+  da::PodFacts p;
+  p.name = name;
+  p.uid = "uid-" + name;
+  p.phase = "Running";
+  p.created = now - 10min;
+  p.ready = true;
+  p.ready_since = now - 1min;
+  p.live = {{"app", fraction, true}};
+  return p;
+}
+
+}  // namespace kubex::controllers::test
