@@ -10,7 +10,7 @@ import pytest
 
 from conftest import wait_for
 from test_gpu_metrics import start_gpu_sim
-from test_reactive import (API, RestartablePrometheus, apply, install_starter, kai_deployment, metric,
+from test_reactive import (API, RestartablePrometheus, apply, condition, install_starter, kai_deployment, metric,
                            running, start_engine, wait_recommendation)
 
 SIM_CONFIG = """
@@ -196,3 +196,249 @@ def test_job_pods_are_never_evicted(env):  # ACT-2 job-pod-not-evicted
     time.sleep(15)
     assert [p["metadata"]["name"] for p in running(sim, ns, "batch")] == [pod]
     assert fractions(sim, ns, "batch") == ["0.25"]
+
+
+def static_policy(name, ns, gpu, strategy="kai-gpu-sharing", kinds=("Deployment",)):
+    return {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": name},
+            "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": [ns]}, "workloadTypes": list(kinds)},
+                     "resources": {"containers": {"*": {"requests": {"gpu": gpu}}}},
+                     "automationStrategyRef": {"name": strategy}}}
+
+
+def whole_gpu_deployment(name, ns, node, replicas=2):
+    """A Deployment as users write it before kubex: one whole nvidia.com/gpu, the default scheduler. No
+    nvidia.com/gpu.present label, so the starter's reactive and proactive policies leave it alone."""
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": name}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name}},
+                                  "spec": {"nodeSelector": {"kubernetes.io/hostname": node},
+                                           "containers": [{"name": "app", "image": "trainer:1", "resources": {
+                                               "requests": {"cpu": "100m", "nvidia.com/gpu": "1"},
+                                               "limits": {"nvidia.com/gpu": "1"}}}]}}}}
+
+
+def gpu_form(pod):
+    """(gpu-fraction annotation, requests nvidia.com/gpu, limits nvidia.com/gpu, schedulerName) of a pod."""
+    c = pod["spec"]["containers"][0]["resources"]
+    return (pod["metadata"].get("annotations", {}).get("gpu-fraction"), c.get("requests", {}).get("nvidia.com/gpu"),
+            c.get("limits", {}).get("nvidia.com/gpu"), pod["spec"].get("schedulerName"))
+
+
+def rollback_state(sim, ns, name, kind="deployment"):
+    v = sim.kubectl_json("get", kind, name, "-n", ns)["metadata"].get("annotations", {}).get(
+        "rightsizing.kubex.ai/rollback-state")
+    return json.loads(v) if v else None
+
+
+def owner_events(sim, ns, reason, name):
+    return [e for e in events(sim, ns, reason) if e["involvedObject"]["name"] == name]
+
+
+def test_leaving_management_rolls_back_and_returning_is_managed(env):  # RBK-1, RBK-2, RBK-3, ACT-5, OBS-5
+    sim, prom, engine = env
+    ns = "act-rollback"
+    sim.kubectl("create", "namespace", ns)
+    apply(sim, static_policy("act-rollback", ns, "0.5"),
+          {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "train", "namespace": ns},
+           "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "train"}}}})
+    wait_for(lambda: condition(sim, "clusterstaticpolicy", "act-rollback", "Ready")["status"] == "True",
+             timeout=30, what="the static policy Ready")
+    apply(sim, whole_gpu_deployment("train", ns, "g-node-4"))
+    wait_for(lambda: (r := running(sim, ns, "train")) and len(r) == 2 and
+             all(gpu_form(p) == ("0.5", None, None, "kai-scheduler") for p in r), timeout=60,
+             what="two pods admitted at 0.5")
+    # RBK-1: the state records the template's form and what kubex applied.
+    state = wait_for(lambda: (s := rollback_state(sim, ns, "train")) and s["history"] and s, timeout=60,
+                     what="rollback-state with a history entry")
+    assert state["phase"] == "Managed"
+    assert state["strategy"] == "ClusterAutomationStrategy/kai-gpu-sharing"
+    assert state["original"] == {"schedulerName": "default-scheduler", "queue": None, "gpuFraction": None,
+                                 "containers": {"app": {"requests": {"nvidia.com/gpu": "1"},
+                                                        "limits": {"nvidia.com/gpu": "1"}}}}
+    assert state["lastApplied"] == {"app": "0.5"}
+    assert state["history"][0] | {"at": ""} == {"at": "", "container": "app", "from": "1", "to": "0.5", "mode": "kai",
+                                                "source": "ClusterStaticPolicy/act-rollback"}
+
+    # RBK-2 (1): deleting the policy starts the rollback; the PDB (2 of 2) holds the evictions back.
+    sim.kubectl("delete", "clusterstaticpolicy", "act-rollback")
+    wait_for(lambda: rollback_state(sim, ns, "train")["phase"] == "RollingBack", timeout=60, what="RollingBack")
+    annotations = sim.kubectl_json("get", "deployment", "train", "-n", ns)["metadata"].get("annotations", {})
+    assert not [k for k in annotations if "desired-resource" in k or "reactive-state" in k], annotations
+    wait_for(lambda: owner_events(sim, ns, "RollbackStarted", "train"), timeout=30, what="RollbackStarted")
+    wait_for(lambda: events(sim, ns, "EvictionBlocked"), timeout=90, what="the PDB refusing a rollback eviction")
+    # RBK-3: matched again during the rollback, the workload is Managed again.
+    apply(sim, static_policy("act-rollback", ns, "0.5"))
+    wait_for(lambda: rollback_state(sim, ns, "train")["phase"] == "Managed", timeout=60, what="Managed again")
+
+    # RBK-2 (2)(3): without the PDB, every resized pod is replaced by its original form, then the state goes.
+    sim.kubectl("delete", "pdb", "train", "-n", ns)
+    sim.kubectl("delete", "clusterstaticpolicy", "act-rollback")
+    wait_for(lambda: (r := running(sim, ns, "train")) and len(r) == 2 and
+             all(gpu_form(p) == (None, "1", "1", "default-scheduler") for p in r), timeout=240, interval=1,
+             what="both pods back at nvidia.com/gpu: 1 on the default scheduler")
+    wait_for(lambda: rollback_state(sim, ns, "train") is None, timeout=90, what="rollback-state removed")
+    assert owner_events(sim, ns, "RollbackCompleted", "train")
+    for p in running(sim, ns, "train"):
+        assert "automation-webhook.kubex.ai/pod-rightsizing-info" not in p["metadata"].get("annotations", {})
+    assert metric(engine, "kubex_evictions_total", reason="rollback", result="success") >= 2
+    assert metric(engine, "kubex_evictions_total", reason="rollback", result="pdb_blocked") >= 1
+    engine.wait_line("rightsizing summary", phase="rollback", namespace=ns, rightsizingResult="ROLLED_BACK")
+
+
+def test_pdb_refusal_without_retry_records_pdb_blocked(env):  # ACT-5 retryPodDisruptionBudget: false, OBS-3
+    sim, prom, engine = env
+    ns = "act-noretry"
+    sim.kubectl("create", "namespace", ns)
+    strategy = {"apiVersion": API, "kind": "ClusterAutomationStrategy", "metadata": {"name": "act-noretry"},
+                "spec": {"experimental": {"gpuKaiContract": "v1alpha1-2026-07"},
+                         "enablement": {"overrideScheduler": "kai",
+                                        "gpu": {"requests": {"upsize": True, "downsize": True, "ceiling": "1"}}},
+                         "podEviction": {"enabled": True, "retryPodDisruptionBudget": False}}}
+    apply(sim, strategy, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                          "metadata": {"name": "infer", "namespace": ns},
+                          "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "infer"}}}})
+    d = kai_deployment("infer", ns, "0.25", "5", "1024", "g-node-5")
+    d["metadata"]["labels"].pop("nvidia.com/gpu.present")  # only the static policy below manages it
+    apply(sim, d)
+    wait_for(lambda: len(running(sim, ns)) == 1, timeout=60, what="the pod running")
+    apply(sim, static_policy("act-noretry", ns, "0.5", strategy="act-noretry"))
+    line = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="BLOCKED",
+                            timeout=90)
+    assert "pdb-blocked" in line["failedChecks"]
+    pod = running(sim, ns)[0]
+    reasons = [c["reason"] for c in json.loads(pod["metadata"]["annotations"]["rightsizing.kubex.ai/automation-constraints"])]
+    assert "pdb-blocked" in reasons
+    refused = len(events(sim, ns, "EvictionBlocked"))
+    assert refused >= 1
+    # Not retried: longer than resizeRetryInterval (30s), the interval a retrying strategy would wait.
+    time.sleep(40)
+    assert len(events(sim, ns, "EvictionBlocked")) == refused and sum(
+        e.get("count", 1) for e in events(sim, ns, "EvictionBlocked")) == refused
+    assert fractions(sim, ns) == ["0.25"]
+    # A new desired value is a new attempt (ACT-5: until the desired value or the pod changes).
+    apply(sim, static_policy("act-noretry", ns, "0.6", strategy="act-noretry"))
+    wait_for(lambda: sum(e.get("count", 1) for e in events(sim, ns, "EvictionBlocked")) > refused, timeout=90,
+             what="a new eviction attempt for the new value")
+
+
+def test_configmap_recommendation_loaded_late_replaces_running_pods(env):  # PRO-6, ACT-1, ACT-4
+    """Pods admitted before the ConfigMap recommendation existed are replaced once it loads."""
+    sim, prom, engine = env
+    ns = "act-cm"
+    sim.kubectl("create", "namespace", ns)
+    apply(sim, {"apiVersion": API, "kind": "ClusterProactivePolicy", "metadata": {"name": "act-cm"},
+                "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": [ns]},
+                                   "workloadTypes": ["Deployment"]},
+                         "automationStrategyRef": {"name": "kai-gpu-sharing"}}})
+    d = kai_deployment("infer", ns, "0.25", "5", "1024", "g-node-6", replicas=2)
+    d["metadata"]["labels"].pop("nvidia.com/gpu.present")
+    apply(sim, d)
+    wait_for(lambda: fractions(sim, ns) == ["0.25", "0.25"], timeout=60, what="two pods at 0.25")
+    recs = [{"namespace": ns, "kind": "Deployment", "name": "infer", "container": "app", "gpu": "0.4"}]
+    apply(sim, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "act-recommendations", "namespace": "kubex"},
+                "data": {"recommendations.json": json.dumps(recs)}})
+    sim.kubectl("patch", "globalconfiguration", "global-config", "--type=merge", "-p", json.dumps(
+        {"spec": {"proactive": {"recommendationsConfigMap": {"namespace": "kubex", "name": "act-recommendations"}}}}))
+    wait_for(lambda: fractions(sim, ns) == ["0.4", "0.4"], timeout=180, interval=1,
+             what="both running pods replaced at the ConfigMap's 0.4")
+    assert len(events(sim, ns, "PolicyEvaluationEvictResize")) >= 2
+
+
+def model_pods(sim, ns, name="llama"):
+    return [p for p in sim.kubectl_json("get", "pods", "-n", ns, "-l", f"model={name}")["items"]
+            if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp")]
+
+
+def test_model_owner_gets_its_state_and_its_pods_are_replaced(env):  # SEL-1 Model, ACT-1 live pod, RBK-1
+    sim, prom, engine = env
+    ns = "act-model"
+    sim.kubectl("create", "namespace", ns)
+    apply(sim, {"apiVersion": "kubeai.org/v1", "kind": "Model", "metadata": {"name": "llama", "namespace": ns},
+                "spec": {"features": ["TextGeneration"], "url": "hf://meta-llama/Llama-3.2-1B-Instruct",
+                         "engine": "VLLM", "resourceProfile": "nvidia-gpu-t4:1", "minReplicas": 1,
+                         "args": ["--gpu-memory-utilization=0.95"]}})
+    (first,) = wait_for(lambda: model_pods(sim, ns), timeout=60, what="the Model's pod running")
+    assert first["metadata"].get("annotations", {}).get("gpu-fraction") is None  # whole GPU before the policy
+    apply(sim, static_policy("act-model", ns, "0.5", kinds=("Model",)))
+
+    def replaced():
+        ps = model_pods(sim, ns)
+        return ps if ps and all(p["metadata"].get("annotations", {}).get("gpu-fraction") == "0.5" for p in ps) else None
+
+    (pod,) = wait_for(replaced, timeout=120, interval=1, what="the Model's pod replaced at 0.5")
+    assert pod["metadata"]["name"] != first["metadata"]["name"]
+    model = sim.kubectl_json("get", "model", "llama", "-n", ns)["metadata"]["annotations"]
+    assert json.loads(model["cwstatic.rightsizing.kubex.ai/desired-resource-requests"]) == {"server": {"gpu": "0.5"}}
+    state = wait_for(lambda: rollback_state(sim, ns, "llama", kind="model"), timeout=30, what="rollback-state on the Model")
+    assert state["phase"] == "Managed"
+    assert state["original"]["containers"] == {"server": {"requests": {"nvidia.com/gpu": "1"},
+                                                          "limits": {"nvidia.com/gpu": "1"}}}
+    assert state["lastApplied"] == {"server": "0.5"}
+
+
+MUTATING = ("000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration")
+
+
+def webhook_healthy(sim):
+    for c in sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", []):
+        if c["type"] == "PodAdmissionWebhookHealthy":
+            return c["status"]
+    return None
+
+
+# Last in this module: it takes the engine's pod webhooks away and puts them back.
+def test_unmutated_replacement_backs_off_and_unhealthy_webhook_pauses(env):  # ACT-7, ACT-2 webhook-unhealthy, WHH-3
+    sim, prom, engine = env
+    ns = "act-webhook"
+    sim.kubectl("create", "namespace", ns)
+    d = kai_deployment("wh", ns, "0.25", "5", "1024", "g-node-7")
+    d["metadata"]["labels"].pop("nvidia.com/gpu.present")
+    apply(sim, d)
+    wait_for(lambda: len(running(sim, ns, "wh")) == 1, timeout=60, what="the pod running")
+    saved = [sim.kubectl_json("get", "mutatingwebhookconfiguration", n) for n in MUTATING]
+    for cfg in saved:
+        for m in ("resourceVersion", "uid", "creationTimestamp", "generation", "managedFields"):
+            cfg["metadata"].pop(m, None)
+    try:
+        # The webhooks skip this workload's pods (the probe pods still pass, so health stays True): the
+        # replacement of an evicted pod comes back unmutated, as when the webhook fails open.
+        for name in MUTATING:
+            n = len(sim.kubectl_json("get", "mutatingwebhookconfiguration", name)["webhooks"])
+            sim.kubectl("patch", "mutatingwebhookconfiguration", name, "--type=json", "-p", json.dumps(
+                [{"op": "add", "path": f"/webhooks/{i}/objectSelector",
+                  "value": {"matchExpressions": [{"key": "app", "operator": "NotIn", "values": ["wh"]}]}}
+                 for i in range(n)]))
+        apply(sim, static_policy("act-webhook", ns, "0.5"))
+        wait_for(lambda: owner_events(sim, ns, "ReplacementNotMutated", "wh"), timeout=120, interval=1,
+                 what="ReplacementNotMutated on the Deployment")
+        wait_for(lambda: [l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
+                          if "replacement-not-mutated" in l.get("failedChecks", [])],
+                 timeout=90, interval=1, what="a summary with replacement-not-mutated")
+        wait_for(lambda: fractions(sim, ns, "wh") == ["0.25"], timeout=30, what="the unmutated replacement running")
+        # Within the back-off (resizeRetryInterval 30s × 2^0) the unmutated replacement is not evicted again.
+        assert len(events(sim, ns, "PolicyEvaluationEvictResize")) == 1, \
+            "the loop guard backs off instead of evicting the replacement at once"
+
+        # ACT-2: with the pod webhooks gone the probe fails, PodAdmissionWebhookHealthy turns False and
+        # evictions pause with webhook-unhealthy.
+        for name in MUTATING:
+            sim.kubectl("delete", "mutatingwebhookconfiguration", name)
+        wait_for(lambda: webhook_healthy(sim) == "False", timeout=90, interval=1,
+                 what="PodAdmissionWebhookHealthy=False")
+        wait_for(lambda: [l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
+                          if "webhook-unhealthy" in l.get("failedChecks", [])],
+                 timeout=120, interval=1, what="a summary with webhook-unhealthy")
+        pod = running(sim, ns, "wh")[0]
+        reasons = [c["reason"] for c in json.loads(
+            pod["metadata"]["annotations"].get("rightsizing.kubex.ai/automation-constraints", "[]"))]
+        assert "webhook-unhealthy" in reasons
+        evicted = len(events(sim, ns, "PolicyEvaluationEvictResize"))
+        time.sleep(40)  # longer than the back-off: only the unhealthy webhook holds the eviction now
+        assert len(events(sim, ns, "PolicyEvaluationEvictResize")) == evicted
+        assert [p["metadata"]["name"] for p in running(sim, ns, "wh")] == [pod["metadata"]["name"]]
+    finally:
+        for cfg in saved:
+            sim.kubectl("delete", "mutatingwebhookconfiguration", cfg["metadata"]["name"], "--ignore-not-found")
+            apply(sim, cfg)
+    wait_for(lambda: webhook_healthy(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True again")
