@@ -24,4 +24,7 @@ else
   echo
   # The admission webhook over TLS vs nginx at 1/8/64 clients and 1,000 reviews/s (issue 6): about 3 minutes.
   "$bin/bench-webhook" && "$bin/bench-webhook-micro" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+  echo
+  # 500 workloads × 2 replicas resized at once by eviction (issue 15): about 3 minutes.
+  /usr/bin/python3 bench/actuation/actuation_sync.py --build "$build"
 fi

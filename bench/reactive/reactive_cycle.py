@@ -28,10 +28,7 @@ import os
 import re
 import pathlib
 import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,10 +37,13 @@ import urllib.request
 
 import yaml
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from benchlib import (Engine, Prometheus, Sim, log, parse_duration, proc_stats, queue, sample,  # noqa: E402
+                      wait_for)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 API = "rightsizing.kubex.ai/v1alpha1"
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
-PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 QUEUE = "kubex-unlimited-gpu-queue"
 FRACTION = "0.1"
 BENCH_LABEL = "kubex-bench"
@@ -53,193 +53,6 @@ PODS_PER_QUERY = 500  # REA-3
 # the scale-back floor is the baseline, the current 0.1), a wave between 4 and 14 (upsize at its peaks).
 SM_DEMANDS = ["15", "8", "6", "wave(4, 14, 2m)"]
 MEMORY_MIB = "256"  # 256 MiB of 0.1 × 16384 MiB: 16 % footprint, no memory upsize
-
-
-def log(msg):
-    print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def parse_duration(s):
-    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    for u in ("ms", "s", "m", "h"):
-        if s.endswith(u) and s[:-len(u)].replace(".", "").isdigit():
-            return float(s[:-len(u)]) * units[u]
-    raise SystemExit(f"--interval: not a duration: {s}")
-
-
-def proc_stats(pid):
-    """(VmRSS KiB, VmHWM KiB, CPU seconds) of a process."""
-    rss = hwm = 0
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                rss = int(line.split()[1])
-            elif line.startswith("VmHWM:"):
-                hwm = int(line.split()[1])
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return rss, hwm, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def wait_for(pred, timeout, what, interval=0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = pred()
-            if last:
-                return last
-        except Exception as e:  # noqa: BLE001 - keep polling through transient errors
-            last = e
-        time.sleep(interval)
-    raise SystemExit(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
-
-
-class Sim:
-    def __init__(self, bin_dir, workdir, config_text):
-        self.workdir = workdir
-        self.kubeconfig = os.path.join(workdir, "kubeconfig")
-        self.cache_dir = os.path.join(workdir, "kubectl-cache")
-        cfg = os.path.join(workdir, "cluster.yaml")
-        with open(cfg, "w") as f:
-            f.write(config_text)
-        self.metrics = f"127.0.0.1:{free_port()}"
-        self.log = open(os.path.join(workdir, "sim.log"), "ab")
-        self.proc = subprocess.Popen(
-            [os.path.join(bin_dir, "kubex-sim"), "serve", "--listen", "127.0.0.1:0", "--kubeconfig",
-             self.kubeconfig, "--config", cfg, "--metrics-listen", self.metrics],
-            stdout=subprocess.PIPE, stderr=self.log)
-        while True:
-            line = self.proc.stdout.readline().decode()
-            if not line:
-                raise SystemExit(f"kubex-sim exited early; see {workdir}/sim.log")
-            if line.startswith("kubex-sim ready"):
-                break
-
-    def kubectl(self, *args, input=None, check=True, timeout=300):
-        cmd = ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache_dir, *args]
-        res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
-        if check and res.returncode != 0:
-            raise SystemExit(f"kubectl {' '.join(args)[:200]} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
-        return res
-
-    def apply(self, *objs):
-        self.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objs)}))
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-
-class Prometheus:
-    """A real Prometheus scraping the sim's exporter, with its query log on (every query and its timings)."""
-
-    def __init__(self, target, workdir, scrape_interval):
-        self.dir = os.path.join(workdir, "prometheus")
-        os.makedirs(self.dir)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.query_log = os.path.join(self.dir, "queries.log")
-        config = os.path.join(self.dir, "prometheus.yml")
-        timeout = max(1, int(scrape_interval * 0.8))
-        with open(config, "w") as f:
-            f.write(f"global:\n  scrape_interval: {scrape_interval}s\n  evaluation_interval: {scrape_interval}s\n"
-                    f"  query_log_file: {self.query_log}\n"
-                    f"scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: {scrape_interval}s\n"
-                    f"    scrape_timeout: {timeout}s\n    static_configs:\n      - targets: ['{target}']\n")
-        self.log = open(os.path.join(self.dir, "prometheus.log"), "wb")
-        self.proc = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={self.dir}/data",
-             f"--web.listen-address=127.0.0.1:{self.port}"], stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for(lambda: self.proc.poll() is None and self.get("/-/ready")[0] == 200, 60, "prometheus ready", 0.2)
-
-    def get(self, path):
-        try:
-            with urllib.request.urlopen(self.url + path, timeout=10) as r:
-                return r.status, r.read().decode()
-        except OSError as e:
-            return 0, str(e)
-
-    def query(self, promql):
-        status, body = self.get("/api/v1/query?" + urllib.parse.urlencode({"query": promql}))
-        if status != 200:
-            raise RuntimeError(body)
-        return json.loads(body)["data"]["result"]
-
-    def logged_queries(self):
-        out = []
-        if os.path.exists(self.query_log):
-            with open(self.query_log) as f:
-                for line in f:
-                    try:
-                        out.append(json.loads(line))
-                    except ValueError:
-                        pass
-        return out
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-
-class Engine:
-    def __init__(self, bin_dir, kubeconfig, workdir, interval):
-        self.log_path = os.path.join(workdir, "engine.log")
-        self.log = open(self.log_path, "wb")
-        self.proc = subprocess.Popen(
-            [os.path.join(bin_dir, "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", "kubex",
-             "--leader-elect=false", "--webhook-bind-address=0", "--metrics-bind-address", "127.0.0.1:0",
-             "--health-probe-bind-address", "127.0.0.1:0", "--reactive-check-interval", interval],
-            stdout=self.log, stderr=subprocess.STDOUT)
-
-    def lines(self, msg=None):
-        out = []
-        with open(self.log_path, errors="replace") as f:
-            for raw in f:
-                try:
-                    line = json.loads(raw)
-                except ValueError:
-                    continue
-                if msg is None or line.get("msg") == msg:
-                    out.append(line)
-        return out
-
-    def alive(self):
-        if self.proc.poll() is not None:
-            raise SystemExit(f"kubex engine exited ({self.proc.returncode}); see {self.log_path}")
-        return True
-
-    def stats(self):
-        self.alive()
-        return proc_stats(self.proc.pid)
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 def starter_docs():
@@ -252,13 +65,6 @@ def starter_docs():
                 for direction in ("upsize", "scaleBack"):
                     d["spec"]["metrics"][sig][direction]["metricsWindow"] = "1m"
     return docs
-
-
-def queue(name, parent=None):
-    spec = {"resources": {r: {"quota": -1, "limit": -1, "overQuotaWeight": 1} for r in ("cpu", "gpu", "memory")}}
-    if parent:
-        spec["parentQueue"] = parent
-    return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
 
 
 def deployment(name, ns, replicas, sm):
@@ -280,18 +86,6 @@ def running_pods(sim):
     out = sim.kubectl("get", "pods", "-A", "-l", f"{BENCH_LABEL}=reactive", "--field-selector",
                       "status.phase=Running", "-o", "name").stdout
     return out.count("\n")
-
-
-def sample(engine, seconds, period=1.0):
-    """RSS samples (KiB) every `period` for `seconds`, and the engine's CPU cores over the span."""
-    rss = []
-    _, _, cpu0 = engine.stats()
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < seconds:
-        rss.append(engine.stats()[0])
-        time.sleep(period)
-    _, hwm, cpu1 = engine.stats()
-    return rss, hwm, (cpu1 - cpu0) / (time.monotonic() - t0)
 
 
 def collect_cycles(engine, start_index, want, pred, timeout, rss_samples):
@@ -408,7 +202,7 @@ def main():
         timings["create"] = time.monotonic() - t
         log(f"{W} Deployments created in {timings['create']:.1f} s")
 
-        engine = Engine(bin_dir, sim.kubeconfig, workdir, a.interval)
+        engine = Engine(bin_dir, sim.kubeconfig, workdir, ["--webhook-bind-address=0", "--reactive-check-interval", a.interval])
         wait_for(lambda: engine.alive() and engine.lines("caches synced"), 300, "engine caches synced")
         wait_for(lambda: running_pods(sim) == pods_total, 900, f"{pods_total} pods Running", interval=3)
         timings["running"] = time.monotonic() - t
