@@ -3,6 +3,7 @@ example, and the real `kubex engine` with its early and late pod webhooks and va
 Real kubectl and the official Python client create the objects; kubex-sim's KAI-like scheduler places the pods.
 """
 import json
+import time
 import subprocess
 
 import pytest
@@ -428,5 +429,22 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         assert "gpu=0.5" in event["message"], event["message"]
         line = engine.wait_line("dry run: would mutate pod", namespace="adm-dry", **{"pass": "late"})
         assert '"gpu-fraction"' in json.dumps(line["patch"]) and "kai-scheduler" in json.dumps(line["patch"]), line
+
+        # ACT-8: the running pod differs from 0.5, so a real engine would evict it (once the webhook is healthy
+        # and the pod Ready for minReadyDuration); the dry run says so and evicts nothing.
+        def would_evict():
+            return sim.kubectl_json("get", "events", "-n", "adm-dry", "--field-selector", "reason=WouldEvict")["items"]
+        (event, *_) = wait_for(would_evict, timeout=120, interval=1, what="a WouldEvict event")
+        assert event["involvedObject"]["kind"] == "Pod" and event["involvedObject"]["name"] == pod["metadata"]["name"]
+        assert "0.5" in event["message"], event["message"]
+        engine.wait_line("rightsizing summary", phase="actuation", namespace="adm-dry", rightsizingResult="WOULD_EVICT")
+        time.sleep(5)
+        (now,) = running_pods(sim, "adm-dry", "app=dry")
+        assert now["metadata"]["name"] == pod["metadata"]["name"], "nothing is evicted in a dry run"
+        assert "rightsizing.kubex.ai/automation-constraints" not in annotations(now)  # ACT-8: pods are not annotated
+        # RBK-1: no rollback-state is written in a dry run.
+        assert owner_annotation(sim, "deployment", "adm-dry", "dry", "rightsizing.kubex.ai/rollback-state") is None
+        assert "kubex_evictions_total" not in [l.split("{")[0] for l in engine.metrics().splitlines()
+                                               if l.startswith("kubex_evictions_total{") and not l.endswith(" 0")]
     finally:
         engine.stop()
