@@ -28,7 +28,7 @@ def children_alive(pids):
 
 def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VLM-3 as a user sees them
     p = demo("--work-dir", str(tmp_path), "--timeout", "150")
-    out, _ = p.communicate(timeout=240)
+    out, _ = p.communicate(timeout=420)
     assert p.returncode == 0, out
     for log in ("kubex-sim.log", "kubex-engine.log", "prometheus.log"):
         assert str(tmp_path / log) in out, out  # it says where each log is
@@ -36,24 +36,32 @@ def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VL
     assert "PodAdmissionWebhookHealthy=True" in out
     report = out.split("== kubex demo report ==", 1)[1]
     assert re.search(r"GPUs requested by the workloads as written:\s+4\.25", report), report
-    assert re.search(r"GPUs their running pods hold now \(kubex\):\s+1\.85", report), report
+    # Act 2 (issue 15): chat-vllm's demand steps up, the reactive policy raises both pods from 0.4 to 0.72
+    # (min(60 % × 1.2, 0.4 × 2)): 0.5 + 2 × 0.72 + 0.25 + 0.3.
+    assert re.search(r"GPUs their running pods hold now \(kubex\):\s+2\.49", report), report
     # The live view's last table: every GPU pod shares a GPU; the vLLM pods run with their tuned utilization;
     # the existing KAI notebook keeps its own queue.
     table = out.split("== kubex demo report ==", 1)[0].rsplit("-- GPU pods", 1)[1]
     rows = [l.split() for l in table.splitlines()[2:] if l.strip()]
     by_pod = {r[1].rsplit("-", 2)[0]: r for r in rows}
-    assert by_pod["chat-vllm"][3:5] == ["0.4", "(share)"] and by_pod["chat-vllm"][-1] == "0.36", rows
+    assert by_pod["chat-vllm"][3:5] == ["0.72", "(share)"] and by_pod["chat-vllm"][-1] == "0.64", rows
     assert by_pod["model-llama"][3] == "0.3" and by_pod["model-llama"][-1] == "0.27", rows
     assert by_pod["trainer"][3] == "0.5" and by_pod["trainer"][6] == "kubex-unlimited-gpu-queue", rows
     assert by_pod["notebook"][3] == "0.25" and by_pod["notebook"][6] == "research-notebooks", rows
     assert all(r[2] == "Running" and r[7] == "kai-scheduler" for r in rows), rows
     assert "from ClusterStaticPolicy/demo-trainer" in report
+    # The loop as the user saw it: the pods being replaced and why, then the history kubex recorded (RBK-1) and
+    # the evictions (OBS-5), none refused by a PDB.
+    assert "^ replacing: resize: evicted so that its replacement gets the GPU allocation vllm=0.72" in out, out
+    assert re.search(r"Deployment/chat-vllm vllm: 0\.4 -> 0\.72  by ClusterGpuReactivePolicy/demo-reactive \(compute\)",
+                     report), report
+    assert re.search(r"Evictions: [2-9]\d* done, 0 refused by a PodDisruptionBudget, 0 failed", report), report
 
 
 def test_ctrl_c_stops_everything(tmp_path):  # "exits cleanly on Ctrl-C"
     p = demo("--work-dir", str(tmp_path), "--keep-running")
     lines = []
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 400  # both acts (issue 15 added the resize act)
     while time.monotonic() < deadline:
         line = p.stdout.readline()
         if not line:

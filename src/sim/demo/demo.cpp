@@ -1,21 +1,11 @@
 #include "sim/demo/demo.h"
 
-#include <arpa/inet.h>
-#include <httplib.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
-#include <mutex>
 #include <optional>
-#include <nlohmann/json.hpp>
-#include <thread>
 
 #include "common/file_io.h"
 #include "common/log.h"
@@ -24,16 +14,13 @@
 #include "sim/cluster/instance.h"
 #include "sim/cluster/runtime.h"
 #include "sim/demo/child_process.h"
+#include "sim/demo/demo_support.h"
 #include "sim/demo/embedded.h"
+#include "sim/demo/resizes.h"
 #include "sim/demo/view.h"
 #include "sim/gpu/gpu_model.h"
 
 namespace kubex::sim::demo {
-
-using nlohmann::json;
-using std::chrono::milliseconds;
-using std::chrono::seconds;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -42,172 +29,6 @@ constexpr const char* kStarterExample = "examples/kai-gpu-sharing.yaml";
 constexpr const char* kDemoPolicies = "examples/demo/policies.yaml";
 constexpr const char* kDemoWorkloads = "examples/demo/workloads.yaml";
 constexpr const char* kCrdDir = "charts/kubex-crds/templates/";
-
-// Stops the demo on SIGINT/SIGTERM: a dedicated thread waits for the signal and wakes every wait.
-class Interrupts {
- public:
-  Interrupts() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGINT);
-    sigaddset(&set_, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-    thread_ = std::thread([this] {
-      int sig = 0;
-      sigwait(&set_, &sig);
-      {
-        std::lock_guard lk(mu_);
-        interrupted_ = sig != 0 && !done_;
-      }
-      cv_.notify_all();
-    });
-  }
-  ~Interrupts() {
-    {
-      std::lock_guard lk(mu_);
-      done_ = true;
-    }
-    pthread_kill(thread_.native_handle(), SIGTERM);
-    thread_.join();
-  }
-  bool interrupted() {
-    std::lock_guard lk(mu_);
-    return interrupted_;
-  }
-  // Sleeps for `d`; returns false when interrupted.
-  bool sleep(milliseconds d) {
-    std::unique_lock lk(mu_);
-    return !cv_.wait_for(lk, d, [&] { return interrupted_; });
-  }
-  void wait() {
-    std::unique_lock lk(mu_);
-    cv_.wait(lk, [&] { return interrupted_; });
-  }
-
- private:
-  sigset_t set_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool interrupted_ = false, done_ = false;
-  std::thread thread_;
-};
-
-void say(const std::string& line) {
-  std::printf("%s\n", line.c_str());
-  std::fflush(stdout);
-}
-
-std::string self_dir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? "." : exe.parent_path().string();
-}
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  int port = 0;
-  if (fd >= 0 && ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0) {
-    socklen_t len = sizeof a;
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) port = ntohs(a.sin_port);
-  }
-  if (fd >= 0) ::close(fd);
-  return port;
-}
-
-const std::string* embedded(const std::string& path) {
-  for (const auto& f : embedded_files()) {
-    if (f.path == path) return &f.content;
-  }
-  return nullptr;
-}
-
-// Creates each object, or updates it when it exists (like `kubectl apply` for objects the demo owns).
-class Applier {
- public:
-  explicit Applier(ApiServer& api) : api_(api), client_(api, "kubex-demo") {}
-
-  common::Result<void> apply_yaml(const std::string& name, const std::string& text) {
-    auto docs = common::yaml_to_json_documents(text);
-    if (!docs) return common::fail(name + ": " + docs.error().str());
-    for (auto& doc : *docs) {
-      if (!doc.is_object() || doc.empty()) continue;
-      if (auto r = apply(doc); !r) return common::fail(name + ": " + r.error().str());
-    }
-    return {};
-  }
-
-  common::Result<void> apply(const json& obj) {
-    std::string api_version = obj.value("apiVersion", ""), kind = obj.value("kind", "");
-    auto slash = api_version.find('/');
-    std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-    auto res = api_.registry().find_kind(group, version, kind);
-    if (!res) return common::fail("the API server does not serve " + api_version + " " + kind);
-    static const json kNoMeta = json::object();
-    const json& meta = obj.contains("metadata") && obj["metadata"].is_object() ? obj["metadata"] : kNoMeta;
-    std::string ns = res->namespaced ? meta.value("namespace", "default") : "";
-    std::string collection = group.empty() ? cluster::core_path(res->plural, ns)
-                                           : cluster::group_path(api_version, res->plural, ns);
-    auto r = client_.create(collection, obj);
-    if (r.ok()) return {};
-    if (r.status != 409) return common::fail(kind + " " + meta.value("name", "") + ": " + r.body);
-    std::string path = collection + "/" + meta.value("name", "");
-    auto cur = client_.get(path);
-    if (!cur.ok()) return common::fail(kind + " " + meta.value("name", "") + ": " + cur.body);
-    json updated = obj;
-    updated["metadata"]["resourceVersion"] = cur.json()["metadata"]["resourceVersion"];
-    auto u = client_.update(path, updated);
-    if (!u.ok()) return common::fail(kind + " " + meta.value("name", "") + ": " + u.body);
-    return {};
-  }
-
-  json get(const std::string& path) const {
-    auto r = client_.get(path);
-    return r.ok() ? r.json() : json();
-  }
-
- private:
-  ApiServer& api_;
-  cluster::Client client_;
-};
-
-// Polls `ready` every 200 ms until it returns "" (done) or the deadline passes; prints what it waits for
-// once. Returns the last "what is missing" text, "" on success, or "interrupted".
-std::string wait_until(Interrupts& intr, const std::string& what, seconds timeout,
-                       const std::function<std::string()>& missing, ChildProcess* engine = nullptr) {
-  auto deadline = Clock::now() + timeout;
-  std::string last = missing();
-  if (last.empty()) return "";
-  say("   waiting for " + what + " ...");
-  while (Clock::now() < deadline) {
-    if (!intr.sleep(milliseconds(200))) return "interrupted";
-    if (engine && !engine->running())
-      return "kubex engine exited (code " + std::to_string(engine->exit_code()) + ")";
-    last = missing();
-    if (last.empty()) return "";
-  }
-  return last.empty() ? "timed out" : last;
-}
-
-std::string http_get(int port, const std::string& path, int* status = nullptr) {
-  httplib::Client c("127.0.0.1", port);
-  c.set_connection_timeout(1, 0);
-  c.set_read_timeout(2, 0);
-  auto r = c.Get(path);
-  if (status) *status = r ? r->status : 0;
-  return r ? r->body : "";
-}
-
-const json* condition(const json& obj, const std::string& type) {
-  if (!obj.contains("status") || !obj["status"].contains("conditions")) return nullptr;
-  for (const auto& c : obj["status"]["conditions"]) {
-    if (c.value("type", "") == type) return &c;
-  }
-  return nullptr;
-}
 
 class Demo {
  public:
@@ -238,6 +59,8 @@ class Demo {
   std::optional<int> start_engine();
   std::optional<int> apply_examples();
   std::optional<int> watch_workloads();
+  std::optional<int> watch_resize();
+  bool resize_applied();
   int finish();
 
   DemoOptions o_;
@@ -253,6 +76,8 @@ class Demo {
   std::vector<WrittenWorkload> written_;
   std::vector<PodRow> rows_;
   bool settled_ = false;
+  bool resized_ = false;
+  std::string resized_to_;  // the fraction the reactive policy gave chat-vllm
 };
 
 void Demo::shutdown() {
@@ -292,7 +117,7 @@ void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tt
 int Demo::run() {
   using Step = std::optional<int> (Demo::*)();
   for (Step step : {&Demo::prepare, &Demo::start_cluster, &Demo::start_prometheus, &Demo::install_crds,
-                    &Demo::start_engine, &Demo::apply_examples, &Demo::watch_workloads}) {
+                    &Demo::start_engine, &Demo::apply_examples, &Demo::watch_workloads, &Demo::watch_resize}) {
     if (auto code = (this->*step)()) return *code;
   }
   return finish();
@@ -331,6 +156,8 @@ std::optional<int> Demo::start_cluster() {
   io.kubeconfig = dir_ + "/kubeconfig";
   io.cluster.kubelet.start_delay = milliseconds(500);
   io.cluster.kubelet.ready_delay = milliseconds(500);
+  // Pods take a few seconds to stop, as real ones do: the live view shows the replaced pods and why.
+  io.cluster.kubelet.stop_delay = seconds(3);
   auto sim = cluster::Instance::start(io, gpu::make_gpu_model);
   if (!sim) return fail("starting kubex-sim", sim.error().str(), sim_log_);
   sim_ = std::move(*sim);
@@ -416,6 +243,9 @@ std::optional<int> Demo::start_engine() {
                                    "--register-webhooks",
                                    "--early-webhook-enabled",
                                    "--kai-queues",
+                                   // The demo's reactive policy looks every 10 s (1m at the engine's default).
+                                   "--reactive-check-interval",
+                                   "10s",
                                    "--metrics-bind-address",
                                    "127.0.0.1:" + std::to_string(metrics_port_),
                                    "--health-probe-bind-address",
@@ -548,6 +378,64 @@ std::optional<int> Demo::watch_workloads() {
   return std::nullopt;
 }
 
+// Act 2, the loop: chat-vllm's demand steps up (its usage pattern), the demo's reactive policy raises its GPU
+// fraction, and the engine replaces its pods one at a time; the live view says why each pod is being replaced.
+std::optional<int> Demo::watch_resize() {
+  if (!settled_) return std::nullopt;
+  Applier& apply = *apply_;
+  say("");
+  say("Act 2: chat-vllm's GPU demand steps up from 25 % to 60 % of a GPU (usage pattern steps(25, 60@10s));");
+  say("   the reactive policy demo-reactive raises its fraction and kubex replaces its pods one at a time");
+  bool tty = isatty(STDOUT_FILENO);
+  std::string last;
+  auto deadline = Clock::now() + o_.timeout;
+  auto stable_since = Clock::time_point::max();
+  while (Clock::now() < deadline) {
+    if (!engine_.running()) {
+      shutdown();
+      return fail("resizing chat-vllm", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
+                  engine_log_);
+    }
+    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
+    attach_notes(rows_, eviction_notes(apply.get(cluster::core_path("events", ""))));
+    live_view(rows_, last, tty, gpus_);
+    if (resize_applied()) {
+      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
+      if (Clock::now() - stable_since >= seconds(5)) {
+        resized_ = true;
+        break;
+      }
+    } else {
+      stable_since = Clock::time_point::max();
+    }
+    if (!intr_.sleep(milliseconds(1000))) {
+      shutdown();
+      say("\ninterrupted; everything stopped");
+      return 130;
+    }
+  }
+  return std::nullopt;
+}
+
+// chat-vllm carries a reactive recommendation above its static 0.4, and every one of its pods runs with it.
+bool Demo::resize_applied() {
+  json d = apply_->get(cluster::group_path("apps/v1", "deployments", "ml-inference") + "/chat-vllm");
+  const json ann = d.contains("metadata") ? d["metadata"].value("annotations", json::object()) : json::object();
+  auto it = ann.find("cwgpureactive.rightsizing.kubex.ai/desired-resource-requests");
+  if (it == ann.end() || !it->is_string()) return false;
+  json desired = json::parse(it->get<std::string>(), nullptr, false);
+  if (!desired.is_object() || !desired.contains("vllm") || !desired["vllm"].contains("gpu")) return false;
+  std::string gpu = desired["vllm"]["gpu"].is_string() ? desired["vllm"]["gpu"].get<std::string>() : "";
+  int running = 0;
+  for (const auto& r : rows_) {
+    if (r.owner != "Deployment/chat-vllm") continue;
+    if (r.status != "Running" || format_gpus(r.gpus) != gpu) return false;
+    ++running;
+  }
+  resized_to_ = gpu;
+  return running == 2 && gpu != "0.4";
+}
+
 // The report; with --keep-running the cluster stays up until Ctrl-C.
 int Demo::finish() {
   Report report = make_report(written_, rows_, gpus_);
@@ -556,6 +444,15 @@ int Demo::finish() {
   std::printf("%s", render_report(report).c_str());
   if (!settled_)
     say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
+  Applier& apply = *apply_;
+  std::vector<ResizeEntry> history = resize_history(apply.get(cluster::group_path("apps/v1", "deployments", "")));
+  for (auto& e : resize_history(apply.get(cluster::group_path("kubeai.org/v1", "models", "")))) history.push_back(e);
+  json events = apply.get(cluster::core_path("events", ""));
+  std::printf("%s", render_resizes(history, eviction_counts(http_get(metrics_port_, "/metrics")),
+                                   pdb_refusals(events)).c_str());
+  if (resized_) say("chat-vllm was resized to " + resized_to_ + " of a GPU per pod, one pod at a time");
+  if (settled_ && !resized_)
+    say("(chat-vllm's pods had not all been resized within " + std::to_string(o_.timeout.count()) + " s)");
   say("");
   say("logs: " + sim_log_ + ", " + engine_log_ + ", " + prom_log_);
   if (o_.keep_running) {
@@ -568,7 +465,7 @@ int Demo::finish() {
     intr_.wait();
   }
   shutdown();
-  return settled_ ? 0 : 1;
+  return settled_ && resized_ ? 0 : 1;
 }
 
 }  // namespace

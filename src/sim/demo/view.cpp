@@ -167,6 +167,13 @@ std::vector<PodRow> pod_rows(const json& pod_list, const std::string& reservatio
   return rows;
 }
 
+void attach_notes(std::vector<PodRow>& rows, const std::map<std::string, std::string>& notes) {
+  for (auto& r : rows) {
+    auto it = notes.find(r.ns + "/" + r.name);
+    r.note = r.status == "Terminating" && it != notes.end() ? it->second : "";
+  }
+}
+
 std::string render_rows(const std::vector<PodRow>& rows) {
   static const std::vector<std::pair<std::string, std::size_t>> cols = {
       {"NAMESPACE", 13}, {"POD", 30},   {"STATUS", 14},    {"GPU", 13},
@@ -187,9 +194,10 @@ std::string render_rows(const std::vector<PodRow>& rows) {
   std::string out;
   for (std::size_t i = 0; i < cols.size(); ++i) out += pad(cols[i].first, widths[i] + 1);
   out += "\n";
-  for (const auto& row : table) {
-    for (std::size_t i = 0; i < row.size(); ++i) out += pad(row[i], widths[i] + 1);
+  for (std::size_t r = 0; r < table.size(); ++r) {
+    for (std::size_t i = 0; i < table[r].size(); ++i) out += pad(table[r][i], widths[i] + 1);
     out += "\n";
+    if (!rows[r].note.empty()) out += "    ^ replacing: " + rows[r].note + "\n";
   }
   // Trailing spaces make terminals wrap oddly.
   std::string trimmed;

@@ -22,13 +22,17 @@ struct PodRow {
   std::string queue, scheduler;
   std::string vllm_utilization;  // the --gpu-memory-utilization it runs with, "" when none
   std::string source;            // the policy that set its GPU (pod-rightsizing-info), "" when kubex did not
+  std::string note;              // why it is being replaced (resizes.h eviction_notes), shown under its row
 };
 
 // Rows for the pods of a LIST (reservation pods of KAI and pods without any GPU are left out). Sorted by
 // namespace, then name.
 std::vector<PodRow> pod_rows(const nlohmann::json& pod_list, const std::string& reservation_namespace);
 
-// A fixed-width table of the rows.
+// Sets the note of each Terminating row from `notes` ("ns/name" -> text).
+void attach_notes(std::vector<PodRow>& rows, const std::map<std::string, std::string>& notes);
+
+// A fixed-width table of the rows; a row's note goes on the line under it ("    ^ replacing: …").
 std::string render_rows(const std::vector<PodRow>& rows);
 
 // One line: "pods 7/8 running · GPUs requested 1.85 · 3 of 6 GPUs occupied".

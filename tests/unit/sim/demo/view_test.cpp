@@ -99,11 +99,11 @@ TEST(DemoView, WorkloadsAsWritten) {
 TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
   std::vector<PodRow> rows(4);
   rows[0] = {"ml", "a", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
-             "",   "",  "ClusterStaticPolicy/s"};
+             "",   "",  "ClusterStaticPolicy/s", ""};
   rows[1] = {"ml", "b", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
-             "",   "",  "ClusterStaticPolicy/s"};
-  rows[2] = {"ml", "c", "Deployment/train", "Running", "n1", 1, false, "n1/gpu0", "", "", "", ""};
-  rows[3] = {"ml", "d", "Deployment/late", "Pending", "", 0.5, true, "", "", "", "", ""};
+             "",   "",  "ClusterStaticPolicy/s", ""};
+  rows[2] = {"ml", "c", "Deployment/train", "Running", "n1", 1, false, "n1/gpu0", "", "", "", "", ""};
+  rows[3] = {"ml", "d", "Deployment/late", "Pending", "", 0.5, true, "", "", "", "", "", ""};
   std::vector<WrittenWorkload> written = {{"ml", "Deployment/chat", 1, false, 2},
                                           {"ml", "Deployment/train", 1, false, 1},
                                           {"ml", "Deployment/nb", 0.25, true, 1}};

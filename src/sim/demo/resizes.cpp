@@ -1,0 +1,163 @@
+#include "sim/demo/resizes.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace kubex::sim::demo {
+
+using nlohmann::json;
+
+namespace {
+
+const json& member(const json& obj, const char* key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+
+std::string str(const json& obj, const char* key) {
+  const json& v = member(obj, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+const json& items(const json& list) {
+  static const json kEmpty = json::array();
+  const json& v = member(list, "items");
+  return v.is_array() ? v : kEmpty;
+}
+
+// The event's time: lastTimestamp, else eventTime, else creationTimestamp (RFC3339 sorts as text).
+std::string event_time(const json& e) {
+  for (const char* k : {"lastTimestamp", "eventTime"}) {
+    if (std::string t = str(e, k); !t.empty()) return t;
+  }
+  return str(member(e, "metadata"), "creationTimestamp");
+}
+
+// "0.72" from a label value `value` of the line `name{...} value`.
+bool label_of(const std::string& line, const std::string& label, std::string& out) {
+  const std::string key = label + "=\"";
+  auto a = line.find(key);
+  if (a == std::string::npos) return false;
+  a += key.size();
+  auto b = line.find('"', a);
+  if (b == std::string::npos) return false;
+  out = line.substr(a, b - a);
+  return true;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> eviction_notes(const json& event_list) {
+  static const std::map<std::string, std::string> kPrefix = {{"PolicyEvaluationEvictResize", "resize: "},
+                                                             {"PolicyEvaluationEvictRollback", "rollback: "},
+                                                             {"EvictionBlocked", "blocked by a PDB: "},
+                                                             {"WouldEvict", "dry run: "}};
+  std::map<std::string, std::pair<std::string, std::string>> newest;  // pod -> (time, note)
+  for (const json& e : items(event_list)) {
+    auto p = kPrefix.find(str(e, "reason"));
+    const json& obj = member(e, "involvedObject");
+    if (p == kPrefix.end() || str(obj, "kind") != "Pod") continue;
+    std::string key = str(obj, "namespace") + "/" + str(obj, "name");
+    std::string t = event_time(e);
+    auto it = newest.find(key);
+    if (it == newest.end() || it->second.first <= t) newest[key] = {t, p->second + str(e, "message")};
+  }
+  std::map<std::string, std::string> out;
+  for (auto& [k, v] : newest) out[k] = std::move(v.second);
+  return out;
+}
+
+std::vector<std::string> pdb_refusals(const json& event_list) {
+  std::vector<std::string> out;
+  for (const json& e : items(event_list)) {
+    if (str(e, "reason") != "EvictionBlocked") continue;
+    const json& obj = member(e, "involvedObject");
+    out.push_back(str(obj, "namespace") + "/" + str(obj, "name") + ": " + str(e, "message"));
+  }
+  return out;
+}
+
+std::vector<ResizeEntry> resize_history(const json& owner_list) {
+  std::vector<ResizeEntry> out;
+  for (const json& o : items(owner_list)) {
+    const json& meta = member(o, "metadata");
+    const json& ann = member(meta, "annotations");
+    const json state = json::parse(str(ann, "rightsizing.kubex.ai/rollback-state"), nullptr, false);
+    if (!state.is_object()) continue;
+    std::string driver;
+    for (const char* prefix : {"cwgpureactive", "gpureactive"}) {
+      const json rs = json::parse(str(ann, (std::string(prefix) + ".rightsizing.kubex.ai/reactive-state").c_str()),
+                                  nullptr, false);
+      if (rs.is_object() && driver.empty()) driver = str(rs, "driver");
+    }
+    const json& history = member(state, "history");
+    for (const json& h : history.is_array() ? history : json::array()) {
+      ResizeEntry e;
+      e.ns = str(meta, "namespace");
+      e.owner = str(o, "kind") + "/" + str(meta, "name");
+      e.at = str(h, "at");
+      e.container = str(h, "container");
+      e.from = str(h, "from");
+      e.to = str(h, "to");
+      e.source = str(h, "source");
+      if (e.source.find("GpuReactivePolicy/") != std::string::npos) e.driver = driver;
+      out.push_back(std::move(e));
+    }
+  }
+  return out;
+}
+
+double EvictionCounts::total(const std::string& result) const {
+  double t = 0;
+  for (const auto& [reason, results] : by_reason) {
+    auto it = results.find(result);
+    if (it != results.end()) t += it->second;
+  }
+  return t;
+}
+
+EvictionCounts eviction_counts(const std::string& text) {
+  EvictionCounts c;
+  std::stringstream ss(text);
+  std::string line;
+  while (std::getline(ss, line)) {
+    if (line.rfind("kubex_evictions_total{", 0) != 0) continue;
+    std::string reason, result;
+    if (!label_of(line, "reason", reason) || !label_of(line, "result", result)) continue;
+    auto sp = line.rfind(' ');
+    if (sp == std::string::npos) continue;
+    try {
+      c.by_reason[reason][result] += std::stod(line.substr(sp + 1));
+    } catch (...) {
+    }
+  }
+  return c;
+}
+
+std::string render_resizes(const std::vector<ResizeEntry>& history, const EvictionCounts& ev,
+                           const std::vector<std::string>& refusals) {
+  std::string out = "Resizes applied by eviction (rollback-state history on each workload):\n";
+  if (history.empty()) out += "  none\n";
+  for (const auto& e : history) {
+    out += "  " + e.ns + " " + e.owner + " " + e.container + ": " + e.from + " -> " + e.to + "  by " + e.source +
+           (e.driver.empty() ? "" : " (" + e.driver + ")") + "  at " + e.at + "\n";
+  }
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "Evictions: %.0f done, %.0f refused by a PodDisruptionBudget, %.0f failed\n",
+                ev.total("success"), ev.total("pdb_blocked"), ev.total("error"));
+  out += buf;
+  for (const auto& [reason, results] : ev.by_reason) {
+    double n = 0;
+    for (const auto& [result, v] : results) n += v;
+    if (n == 0) continue;
+    std::snprintf(buf, sizeof buf, "  %s: %.0f\n", reason.c_str(), n);
+    out += buf;
+  }
+  for (const auto& r : refusals) out += "  refused: " + r + "\n";
+  return out;
+}
+
+}  // namespace kubex::sim::demo
