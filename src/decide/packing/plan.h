@@ -3,7 +3,7 @@
 // NoCandidate message (CON-10) and the status numbers (CON-11); and, for `kubex plan consolidation` (CLI-2),
 // the sequence of drains the policy would take if each drain succeeded in turn. Pure: no I/O, no clock.
 //
-// Controller use (CON-7…CON-9): `Plan p = plan(pool, {.threshold_percent = T, .policy = name});` then drain
+// Controller use (CON-7…CON-9): `Options o; o.threshold_percent = T; o.policy = name; Plan p = plan(pool, o);` then drain
 // `p.first_feasible()` if any, else report NoCandidate with `p.message`. Status: p.pool_nodes, p.gpu_capacity,
 // format_allocated(p.gpu_allocated), p.estimated_reclaimable_gpus.
 #pragma once
@@ -22,6 +22,9 @@ struct Options {
   std::int32_t threshold_percent = 75;  // spec.utilizationThresholdPercent (CON-4)
   std::string policy;                   // the planning policy's name (its own consolidation taint, CON-6a)
   std::string strategy = "best-fit";    // a registered PlacementStrategy (strategy.h)
+  // Evaluate feasibility only up to the first feasible candidate (what CON-7 needs); later candidates are
+  // listed with feasible false and reason "not evaluated".
+  bool stop_at_first_feasible = false;
 };
 
 // Per node, as CON-2/CON-3 see it.
@@ -89,7 +92,6 @@ struct DrainStep {
   std::string node;
   std::int64_t utilization_centi_percent = 0;
   std::vector<Placement> placements;
-  Plan before;  // the plan that chose this drain
 };
 struct DrainSequence {
   std::vector<DrainStep> steps;
