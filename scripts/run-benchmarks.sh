@@ -16,6 +16,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # The admission webhook over TLS vs nginx (issue 6), one short repetition, and its stages without TLS.
   "$bin/bench-webhook" --reps 1 --seconds 2 --rate-seconds 3 && "$bin/bench-webhook-micro" --benchmark_min_time=0.2
+  echo
+  # The consolidation planner (issue 17) at a tenth of its size.
+  "$bin/bench-packing" --nodes 100 --pods 2000 --reps 3
 else
   "$bin/bench-apiserver"
   echo
@@ -24,4 +27,7 @@ else
   echo
   # The admission webhook over TLS vs nginx at 1/8/64 clients and 1,000 reviews/s (issue 6): about 3 minutes.
   "$bin/bench-webhook" && "$bin/bench-webhook-micro" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+  echo
+  # The consolidation planner on 1,000 nodes × 8 GPUs × 20,000 fractional pods vs a node-level planner (issue 17): ~2 minutes.
+  "$bin/bench-packing"
 fi
