@@ -20,7 +20,10 @@ namespace kubex::decide::packing {
 
 struct Options {
   std::int32_t threshold_percent = 75;  // spec.utilizationThresholdPercent (CON-4)
-  std::string policy;                   // the planning policy's name (its own consolidation taint, CON-6a)
+  // The planning policy's name. No rule depends on it today: CON-6a's exception for the drained node's own
+  // consolidation taint needs no special case, because a node with any consolidation taint is never a
+  // destination (CON-5) and is skipped as a candidate (CON-7).
+  std::string policy;
   std::string strategy = "best-fit";    // a registered PlacementStrategy (strategy.h)
   // Evaluate feasibility only up to the first feasible candidate (what CON-7 needs); later candidates are
   // listed with feasible false and reason "not evaluated".
