@@ -94,9 +94,14 @@ class ClientTainter final : public Tainter {
   }
 
  private:
+  // A JSON merge patch of spec.taints carrying the read metadata.resourceVersion: the API server refuses it with
+  // 409 when the node changed since (optimistic concurrency, like an update), and the verb is `patch`, the
+  // one HLM-2's RBAC grants on nodes.
   TaintResult write(const std::string& path, const json& obj, const std::string& node, const std::string& policy,
                     const char* what) {
-    auto res = client_->update(path, obj);  // carries metadata.resourceVersion as read: 409 if it moved
+    json patch = {{"metadata", {{"resourceVersion", obj["metadata"].value("resourceVersion", "")}}},
+                  {"spec", {{"taints", obj["spec"].contains("taints") ? obj["spec"]["taints"] : json(nullptr)}}}};
+    auto res = client_->patch(path, kube::PatchKind::kMerge, patch);
     json fields = {{"node", node}, {"policy", policy}};
     if (!res) {
       TaintResult r = failed(res.error());

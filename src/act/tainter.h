@@ -1,6 +1,6 @@
 // The consolidation taint on nodes (SPEC CON-7, CON-8, CON-9; §2 `rightsizing.kubex.ai/consolidating=<policy>:
-// NoSchedule`). Every change is a resourceVersion-guarded update: GET the node, change spec.taints, PUT it back
-// with the read resourceVersion. A 409 is reported as a conflict (the caller retries on its next reconcile),
+// NoSchedule`). Every change is a resourceVersion-guarded update: GET the node, change spec.taints, write them
+// back (a merge patch carrying the read resourceVersion, so RBAC needs nodes get and patch). A 409 is reported as a conflict (the caller retries on its next reconcile),
 // never blindly re-applied over someone else's change.
 #pragma once
 

@@ -1,5 +1,5 @@
 // CON-7, CON-8, CON-9: act::client_tainter against a small API server holding one node with optimistic
-// concurrency (a PUT whose metadata.resourceVersion is not the stored one is a 409 Conflict, as in Kubernetes).
+// concurrency (a write whose metadata.resourceVersion is not the stored one is a 409 Conflict, as in Kubernetes).
 #include "act/tainter.h"
 
 #include <gtest/gtest.h>
@@ -39,11 +39,15 @@ class TainterTest : public ::testing::Test {
       res.status = 404;
       res.set_content(R"({"kind":"Status","status":"Failure","reason":"NotFound","code":404})", "application/json");
     });
-    server_.Put("/api/v1/nodes/n1", [this](const httplib::Request& req, httplib::Response& res) {
+    server_.Patch("/api/v1/nodes/n1", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard lk(mu_);
       ++puts_;
-      json body = json::parse(req.body);
-      if (body["metadata"].value("resourceVersion", "") != node_["metadata"]["resourceVersion"]) {
+      EXPECT_EQ(req.get_header_value("Content-Type"), "application/merge-patch+json");
+      json patch = json::parse(req.body);
+      json body = node_;
+      body.merge_patch(patch);
+      // Like kube-apiserver: a resourceVersion in the patch is a precondition.
+      if (patch["metadata"].value("resourceVersion", "") != node_["metadata"]["resourceVersion"]) {
         res.status = 409;
         res.set_content(R"({"kind":"Status","status":"Failure","reason":"Conflict","code":409,)"
                         R"("message":"Operation cannot be fulfilled on nodes \"n1\": the object has been modified"})",
