@@ -185,6 +185,10 @@ kube::ReconcileOutcome ConsolidationController::sweep() {
       stale = !orphan && seen_.count(t.policy) && (it == drains_.end() || it->second.node != t.node);
     }
     if (!orphan && !stale) continue;
+    if (options_.dry_run) {  // --dry-run writes nothing (CON-11)
+      log_.info("dry run: would remove a consolidation taint", {{"node", t.node}, {"policy", t.policy}});
+      continue;
+    }
     act::TaintResult r = deps_.tainter->remove(t.node, t.policy);
     log_.info(orphan ? "removed an orphaned consolidation taint" : "removed a stale consolidation taint",
               {{"node", t.node}, {"policy", t.policy}, {"result", act::outcome_name(r.outcome)}});

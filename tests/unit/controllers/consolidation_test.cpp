@@ -340,6 +340,14 @@ TEST_F(ConsolidationTest, SweepRemovesOrphanedTaints) {  // CON-9
   EXPECT_EQ(tainter->taints(), (std::map<std::string, std::string>{{"n1", "t4"}}));
 }
 
+TEST_F(ConsolidationTest, DryRunSweepWritesNothing) {  // CON-11, CON-9
+  make(/*dry_run=*/true);
+  tainter->set("n3", "gone-policy");
+  ASSERT_TRUE(ctrl->reconcile(ConsolidationController::kSweep).has_value());
+  EXPECT_TRUE(tainter->calls().empty());
+  EXPECT_EQ(tainter->taints().size(), 1u);
+}
+
 TEST_F(ConsolidationTest, DrainRecoveredFromStatusAfterRestart) {  // CON-9: still one drain after a restart
   ASSERT_TRUE(ctrl->reconcile("t4").has_value());
   make();  // a new engine (leader): memory is gone, status and taint remain
