@@ -16,6 +16,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # The admission webhook over TLS vs nginx (issue 6), one short repetition, and its stages without TLS.
   "$bin/bench-webhook" --reps 1 --seconds 2 --rate-seconds 3 && "$bin/bench-webhook-micro" --benchmark_min_time=0.2
+  echo
+  # The consolidation planner (issue 17) at a tenth of its size.
+  "$bin/bench-packing" --nodes 100 --pods 2000 --reps 3
 else
   "$bin/bench-apiserver"
   echo
@@ -27,4 +30,7 @@ else
   echo
   # 500 workloads × 2 replicas resized at once by eviction (issue 15): about 3 minutes.
   /usr/bin/python3 bench/actuation/actuation_sync.py --build "$build"
+  echo
+  # The consolidation planner on 1,000 nodes × 8 GPUs × 20,000 fractional pods vs a node-level planner (issue 17): ~2 minutes.
+  "$bin/bench-packing"
 fi

@@ -140,6 +140,7 @@ std::shared_ptr<const PodView> project_pod(const json& pod) {
   for (const auto& c : spec.value("initContainers", json::array()))
     p->containers.push_back(container(c, true));
   for (const auto& c : spec.value("containers", json::array())) p->containers.push_back(container(c, false));
+  if (std::string sc = scheduling_constraints(spec); !sc.empty()) p->scheduling = IStr(sc);
   const json st = pod.value("status", json::object());
   p->phase = IStr(st.value("phase", "Pending"));
   p->started = ts(st, "startTime");
@@ -180,7 +181,10 @@ std::shared_ptr<const NodeView> project_node(const json& node) {
                            IStr(t.value("value", "") + ":" + t.value("effect", "")));
   }
   const json st = node.value("status", json::object());
-  n->gpu_allocatable = whole(st.value("allocatable", json::object()), "nvidia.com/gpu").value_or(0);
+  const json alloc = st.value("allocatable", json::object());
+  n->gpu_allocatable = whole(alloc, "nvidia.com/gpu").value_or(0);
+  n->cpu_allocatable_milli = milli(alloc, "cpu").value_or(0);
+  n->memory_allocatable = whole(alloc, "memory").value_or(0);
   for (const auto& c : st.value("conditions", json::array())) {
     if (c.value("type", "") == "Ready") n->ready = c.value("status", "") == "True";
   }
@@ -222,6 +226,50 @@ std::shared_ptr<const WorkloadView> project_workload(const json& obj) {
     w->template_json = spec["jobTemplate"]["spec"]["template"].dump();
   }
   return w;
+}
+
+std::string scheduling_constraints(const json& spec) {
+  if (!spec.is_object()) return "";
+  json out = json::object();
+  if (auto it = spec.find("nodeSelector"); it != spec.end() && it->is_object() && !it->empty()) {
+    out["nodeSelector"] = *it;
+  }
+  if (auto it = spec.find("tolerations"); it != spec.end() && it->is_array() && !it->empty()) {
+    out["tolerations"] = *it;
+  }
+  if (auto aff = spec.find("affinity"); aff != spec.end() && aff->is_object()) {
+    if (auto na = aff->find("nodeAffinity"); na != aff->end() && na->is_object()) {
+      auto req = na->find("requiredDuringSchedulingIgnoredDuringExecution");
+      if (req != na->end() && req->is_object()) {
+        auto terms = req->find("nodeSelectorTerms");
+        out["nodeAffinity"] = terms != req->end() && terms->is_array() ? *terms : json::array();
+      }
+    }
+    for (const char* k : {"podAffinity", "podAntiAffinity"}) {
+      auto pa = aff->find(k);
+      if (pa == aff->end() || !pa->is_object()) continue;
+      auto req = pa->find("requiredDuringSchedulingIgnoredDuringExecution");
+      if (req != pa->end() && req->is_array() && !req->empty()) out["podAffinity"] = true;
+    }
+  }
+  if (auto ts = spec.find("topologySpreadConstraints"); ts != spec.end() && ts->is_array()) {
+    for (const auto& c : *ts) {
+      if (c.is_object() && c.value("whenUnsatisfiable", "") == "DoNotSchedule") out["topologySpread"] = true;
+    }
+  }
+  return out.empty() ? "" : out.dump();
+}
+
+std::shared_ptr<const PdbView> project_pdb(const json& pdb) {
+  auto v = std::make_shared<PdbView>();
+  common::fill_meta(*v, pdb);
+  const json spec = pdb.value("spec", json::object());
+  if (spec.contains("selector") && spec["selector"].is_object()) v->selector_json = spec["selector"].dump();
+  const json st = pdb.value("status", json::object());
+  if (st.contains("disruptionsAllowed") && st["disruptionsAllowed"].is_number_integer()) {
+    v->disruptions_allowed = st["disruptionsAllowed"].get<std::int64_t>();
+  }
+  return v;
 }
 
 std::size_t approx_bytes(const PodView& p) {

@@ -57,6 +57,11 @@ struct PodView : common::CachedObject {
   bool ready = false;
   common::TimePoint ready_since{};  // lastTransitionTime of Ready=True
   int restarts = 0;
+  // The pod's scheduling constraints as consolidation reads them (CON-6a), compact JSON interned so that the
+  // replicas of one template share it; "" when the pod has none. Keys, each only when present: nodeSelector
+  // (object), nodeAffinity (the required nodeSelectorTerms array), tolerations (array), podAffinity (true:
+  // required inter-pod affinity or anti-affinity), topologySpread (true: a DoNotSchedule constraint).
+  IStr scheduling;
 
   const OwnerRef* controller() const;
   const IStr* annotation(std::string_view key) const { return find(annotations, key); }
@@ -67,6 +72,7 @@ struct NodeView : common::CachedObject {
   std::string uid;
   Labels labels;
   std::int64_t gpu_allocatable = 0;
+  std::int64_t cpu_allocatable_milli = 0, memory_allocatable = 0;  // status.allocatable cpu, memory (bytes)
   bool unschedulable = false, ready = false;
   std::vector<std::pair<IStr, IStr>> taints;  // key=value:effect as (key, value + ":" + effect)
 };
@@ -89,9 +95,18 @@ struct WorkloadView : common::CachedObject {
   const IStr* annotation(std::string_view key) const { return find(annotations, key); }
 };
 
+// policy/v1 PodDisruptionBudget: what CON-4 reads (which pods it covers, whether it allows a disruption now).
+struct PdbView : common::CachedObject {
+  std::string selector_json;  // spec.selector, compact JSON ("" = none: the PDB selects nothing)
+  std::int64_t disruptions_allowed = 0;  // status.disruptionsAllowed
+};
+
 std::shared_ptr<const PodView> project_pod(const nlohmann::json& pod);
 std::shared_ptr<const NodeView> project_node(const nlohmann::json& node);
 std::shared_ptr<const WorkloadView> project_workload(const nlohmann::json& obj);
+std::shared_ptr<const PdbView> project_pdb(const nlohmann::json& pdb);
+// The compact scheduling-constraint text of PodView::scheduling from a pod spec ("" when none).
+std::string scheduling_constraints(const nlohmann::json& spec);
 
 // Approximate heap bytes of a projection (for memory reports).
 std::size_t approx_bytes(const PodView& p);

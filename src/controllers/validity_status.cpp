@@ -102,6 +102,12 @@ kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::str
     }
     if (verdict.valid && controller_owned) return kube::ReconcileResult{};
     change.set.push_back(to_update(decide::consolidation_condition(verdict)));
+    // The cache may not show the consolidation controller's first write yet: the write itself keeps any
+    // reason of that controller for a valid policy (only InvalidSpec/InvalidContract override them).
+    if (verdict.valid) {
+      change.keep_reasons[decide::kCondAvailable] = {"NoCandidate", "Draining",  "Drained",
+                                                     "DrainBlocked", "WouldDrain", "NoMatchingNodeSelector"};
+    }
   } else {
     change.set.push_back(to_update(decide::valid_condition(verdict)));
   }

@@ -12,6 +12,10 @@
 #include "act/pod_annotations.h"
 #include "controllers/actuation.h"
 #include "controllers/rollback.h"
+#include "controllers/consolidation.h"
+#include "act/finalizers.h"
+#include "act/tainter.h"
+#include "observe/gpu_inventory.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
 #include "controllers/proactive_recommendations.h"
@@ -210,6 +214,65 @@ std::shared_ptr<controllers::RollbackController> rollback(EngineState& state, co
   return c;
 }
 
+// The GpuConsolidationPolicies in the catalog's informer.
+class CachedConsolidationPolicies final : public controllers::ConsolidationPolicies {
+ public:
+  explicit CachedConsolidationPolicies(std::shared_ptr<kube::Informer> informer) : informer_(std::move(informer)) {}
+  std::vector<std::shared_ptr<const api::ConsolidationObject>> list() const override {
+    std::vector<std::shared_ptr<const api::ConsolidationObject>> out;
+    if (!informer_) return out;
+    for (const auto& o : informer_->list()) {
+      if (auto p = kube::as<api::ConsolidationObject>(o)) out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+ private:
+  std::shared_ptr<kube::Informer> informer_;
+};
+
+// CON-1…CON-11: one worker; evictions through a client that does not retry (a 429 is retried on the next
+// reconcile, CON-7).
+std::shared_ptr<controllers::ConsolidationController> consolidation(EngineState& state) {
+  common::Logger log("controller.consolidation");
+  auto informer = state.inventory.informer(api::Kind::kGpuConsolidationPolicy);
+  controllers::ConsolidationDeps d;
+  d.policies = std::make_shared<CachedConsolidationPolicies>(informer);
+  d.global = &state.inventory;
+  d.inventory = observe::cached_gpu_inventory(state.caches);
+  d.tainter = act::client_tainter(state.client, log);
+  d.evictor = evictor(state, "controller.consolidation");
+  d.status = act::client_status_writer(state.client);
+  d.finalizers = act::client_finalizer_writer(state.client);
+  d.events = &state.manager.events();
+  controllers::ConsolidationOptions o;
+  o.dry_run = state.options.dry_run;
+  o.drain_timeout = std::chrono::duration_cast<common::Duration>(state.options.consolidation_drain_timeout);
+  o.metrics = &state.manager.metrics();
+  auto c = std::make_shared<controllers::ConsolidationController>(std::move(d), o);
+  if (informer) {
+    kube::InformerHandlers h;
+    h.on_add = [a = c.get()](const kube::ObjectPtr& o) {
+      if (o) a->policy_changed(o->name);
+    };
+    // Spec changes and deletion marks (metadata.generation does not move when deletionTimestamp is set).
+    h.on_update = [a = c.get()](const kube::ObjectPtr& old_obj, const kube::ObjectPtr& o) {
+      auto before = kube::as<api::ConsolidationObject>(old_obj);
+      auto after = kube::as<api::ConsolidationObject>(o);
+      if (!after) return;
+      if (!before || before->parsed.value.meta.generation != after->parsed.value.meta.generation ||
+          before->parsed.value.meta.deleting != after->parsed.value.meta.deleting) {
+        a->policy_changed(after->name);
+      }
+    };
+    h.on_delete = [a = c.get()](const kube::ObjectPtr& o) {
+      if (o) a->policy_deleted(o->name);
+    };
+    informer->add_handlers(std::move(h));
+  }
+  return c;
+}
+
 }  // namespace
 
 void add_controllers(EngineState& state) {
@@ -266,6 +329,7 @@ void add_controllers(EngineState& state) {
   state.manager.add_runnable(reactive_recommender(state, catalog), /*leader_only=*/true);
   state.manager.add_runnable(actuation(state, catalog, webhook_healthy), /*leader_only=*/true);
   state.manager.add_runnable(rollback(state, catalog, webhook_healthy), /*leader_only=*/true);
+  state.manager.add_runnable(consolidation(state), /*leader_only=*/true);
 }
 
 }  // namespace kubex::engine

@@ -27,6 +27,8 @@ struct EngineOptions {
   std::chrono::nanoseconds kai_queues_check_interval = std::chrono::minutes(5);
   // Hidden --reactive-check-interval (tests only): overrides gpuReactiveCheckInterval (REA-1); 0 = not set.
   std::chrono::nanoseconds reactive_check_interval{0};
+  // Hidden --consolidation-drain-timeout (tests only): CON-8's 10 minutes before DrainBlocked.
+  std::chrono::nanoseconds consolidation_drain_timeout = std::chrono::minutes(10);
   // Prometheus credentials of the reactive recommender (REA-3): a bearer token file (re-read when it changes)
   // and a CA bundle for an https prometheus.url.
   std::string prometheus_bearer_token_file, prometheus_ca_file;

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "engine/build_info.h"
 #include "engine/engine.h"
+#include "engine/plan_cmd.h"
 #include "engine/validate_cmd.h"
 
 namespace {
@@ -67,6 +68,9 @@ int main(int argc, char** argv) {
   // Test-only: the REA-1 cycle interval instead of global-config's gpuReactiveCheckInterval. Hidden.
   std::string reactive_interval;
   engine->add_option("--reactive-check-interval", reactive_interval, "")->group("");
+  // Test-only: how long a consolidation drain may take before DrainBlocked (CON-8: 10m). Hidden.
+  std::string drain_timeout;
+  engine->add_option("--consolidation-drain-timeout", drain_timeout, "")->group("");
   engine->add_option("--prometheus-bearer-token-file", eo.prometheus_bearer_token_file,
                      "File holding the bearer token sent to Prometheus (re-read when it changes)");
   engine->add_option("--prometheus-ca-file", eo.prometheus_ca_file,
@@ -97,9 +101,28 @@ int main(int argc, char** argv) {
   version->add_option("-o,--output", version_output, "text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  // CLI-1 and CLI-2 are not in this release: the commands exist so that they answer plainly (exit 1).
+  // CLI-2: kubex plan consolidation (src/engine/plan_cmd.h).
+  kubex::engine::PlanOptions po;
+  auto* plan = app.add_subcommand("plan", "Read-only what-if plans");
+  plan->require_subcommand(1);
+  auto* plan_consolidation = plan->add_subcommand(
+      "consolidation", "Which GPU nodes each GpuConsolidationPolicy would drain, and the GPUs freed (read-only)");
+  plan_consolidation->add_option("--kubeconfig", po.kubeconfig,
+                                 "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  plan_consolidation->add_option("--context", po.context, "Kubeconfig context to use (default: current-context)");
+  auto* plan_policy =
+      plan_consolidation->add_option("--policy", po.policy, "Plan this GpuConsolidationPolicy (default: all)");
+  plan_consolidation->add_option("-f,--filename", po.file, "Plan the GpuConsolidationPolicy of a manifest (- for stdin)")
+      ->excludes(plan_policy);
+  plan_consolidation->add_option("-o,--output", po.output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  plan_consolidation->add_option("--global-config-name", po.global_config_name,
+                                 "Name of the GlobalConfiguration singleton")
+      ->capture_default_str();
+  // CLI-1 is not in this release: the command exists so that it answers plainly (exit 1).
   std::vector<std::pair<CLI::App*, std::string>> later;
-  for (const char* name : {"explain", "plan"}) {
+  for (const char* name : {"explain"}) {
     auto* c = app.add_subcommand(name, std::string("(not available in this version)"));
     c->prefix_command();  // whatever follows is accepted and ignored
     later.emplace_back(c, name);
@@ -112,7 +135,7 @@ int main(int argc, char** argv) {
       auto rest = app.remaining();
       return usage_error("kubex", (rest.empty() ? std::string("a command is required")
                                                 : "unknown command or flag \"" + rest.front() + "\"") +
-                                      " (commands: engine, validate, version)");
+                                      " (commands: engine, validate, plan, version)");
     }
     std::string command = "kubex";
     for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
@@ -150,6 +173,14 @@ int main(int argc, char** argv) {
       }
       eo.reactive_check_interval = *ri;
     }
+    if (!drain_timeout.empty()) {
+      auto dt = kubex::common::parse_go_duration(drain_timeout);
+      if (!dt || *dt < std::chrono::seconds(1)) {
+        return usage_error("kubex engine", "--consolidation-drain-timeout: " +
+                                               (dt ? std::string("must be at least 1s") : dt.error().str()));
+      }
+      eo.consolidation_drain_timeout = *dt;
+    }
     kubex::common::LogLevel level;
     if (!kubex::common::parse_log_level(eo.log_level, level)) {
       return usage_error("kubex engine", "--log-level: must be debug, info, warn, error or off, not \"" +
@@ -162,5 +193,7 @@ int main(int argc, char** argv) {
     return kubex::engine::run_engine(eo);
   }
   if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);
+  if (plan_consolidation->parsed())
+    return kubex::engine::run_plan_consolidation(po, std::cin, std::cout, std::cerr);
   return 0;
 }

@@ -46,7 +46,8 @@ std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> Caches::all
           {"analysisruns", analysisruns},
           {"models", models},
           {"strimzipodsets", strimzipodsets},
-          {"queues", queues}};
+          {"queues", queues},
+          {"poddisruptionbudgets", pdbs}};
 }
 
 std::shared_ptr<kube::Informer> Caches::owner_informer(const std::string& kind) const {
@@ -95,6 +96,10 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
   c.models = workload_informer(client, "kubeai.org", "v1", "models", true);
   c.strimzipodsets = workload_informer(client, "core.strimzi.io", "v1beta2", "strimzipodsets", true);
   c.queues = workload_informer(client, "scheduling.run.ai", "v2", "queues", true);
+  c.pdbs = std::make_shared<kube::Informer>(
+      client, kube::resource_path("policy", "v1", "poddisruptionbudgets"),
+      [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_pdb(o); });
+  c.pdbs->add_index(kIndexNamespace, by_namespace);
   return c;
 }
 

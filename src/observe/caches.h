@@ -26,6 +26,8 @@ struct Caches {
   std::shared_ptr<kube::Informer> rollouts, analysisruns, models, strimzipodsets;  // optional APIs
   // KAI-Scheduler queues (scheduling.run.ai/v2, cluster-scoped; optional API): QUE, VAL-2.
   std::shared_ptr<kube::Informer> queues;
+  // policy/v1 PodDisruptionBudgets (api::PdbView, indexed by namespace): CON-4 reads disruptionsAllowed.
+  std::shared_ptr<kube::Informer> pdbs;
   // (name, informer) in start order, for the manager.
   std::vector<std::pair<std::string, std::shared_ptr<kube::Informer>>> all() const;
   // The informers of the workload kinds (SEL-1 top owners and Jobs), for observe/workloads.h.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "act/evictor.h"
+#include "act/tainter.h"
 
 namespace kubex::act::test {
 
@@ -74,6 +75,69 @@ class FakeEvictor final : public Evictor {
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::deque<EvictionResult>> scripts_;
+  std::vector<Call> calls_;
+};
+
+// A Tainter over an in-memory map node -> consolidation taint value, recording every call. `conflicts` makes
+// that many next calls answer kConflict without writing (a resourceVersion that moved, CON-7).
+class FakeTainter final : public Tainter {
+ public:
+  struct Call {
+    std::string op, node, policy;  // op: "add" | "remove"
+  };
+
+  TaintResult add(const std::string& node, const std::string& policy) override {
+    std::lock_guard lk(mu_);
+    calls_.push_back({"add", node, policy});
+    if (conflicts > 0) {
+      --conflicts;
+      return {TaintResult::Outcome::kConflict, "", "Operation cannot be fulfilled: the object has been modified"};
+    }
+    auto it = taints_.find(node);
+    if (it != taints_.end()) {
+      return {it->second == policy ? TaintResult::Outcome::kUnchanged : TaintResult::Outcome::kHeld, it->second, ""};
+    }
+    taints_[node] = policy;
+    return {TaintResult::Outcome::kApplied, "", ""};
+  }
+  TaintResult remove(const std::string& node, const std::string& policy) override {
+    std::lock_guard lk(mu_);
+    calls_.push_back({"remove", node, policy});
+    if (conflicts > 0) {
+      --conflicts;
+      return {TaintResult::Outcome::kConflict, "", "Operation cannot be fulfilled: the object has been modified"};
+    }
+    auto it = taints_.find(node);
+    if (it == taints_.end() || it->second != policy) return {TaintResult::Outcome::kUnchanged, "", ""};
+    taints_.erase(it);
+    return {TaintResult::Outcome::kApplied, "", ""};
+  }
+
+  // node -> policy of its consolidation taint.
+  std::map<std::string, std::string> taints() const {
+    std::lock_guard lk(mu_);
+    return taints_;
+  }
+  void set(const std::string& node, const std::string& policy) {
+    std::lock_guard lk(mu_);
+    taints_[node] = policy;
+  }
+  std::vector<Call> calls() const {
+    std::lock_guard lk(mu_);
+    return calls_;
+  }
+  int adds() const {
+    std::lock_guard lk(mu_);
+    int n = 0;
+    for (const auto& c : calls_) n += c.op == "add";
+    return n;
+  }
+
+  int conflicts = 0;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::string> taints_;
   std::vector<Call> calls_;
 };
 

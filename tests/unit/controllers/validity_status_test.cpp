@@ -212,6 +212,15 @@ TEST_F(ValidityFixture, ConsolidationAvailableFromValidation) {  // CON-11, OBS-
   writes = api.writes;
   reconcile("GpuConsolidationPolicy//pool-a");
   EXPECT_EQ(api.writes, writes);
+
+  // Not even when the cache is behind the consolidation controller's write (the write keeps its reason).
+  api.put(kubex_object("GpuConsolidationPolicy", "", "pool-b", good));
+  reconcile("GpuConsolidationPolicy//pool-b");
+  cache.sync();  // the cache now holds NotEvaluated; the controller then writes Draining
+  api.at(K::kGpuConsolidationPolicy, "", "pool-b")["status"]["conditions"] = {
+      {{"type", "Available"}, {"status", "True"}, {"reason", "Draining"}, {"message", "draining node n2"}}};
+  EXPECT_TRUE(ctl->reconcile("GpuConsolidationPolicy//pool-b").has_value());
+  EXPECT_EQ(api.condition(K::kGpuConsolidationPolicy, "", "pool-b", "Available")["reason"], "Draining");
 }
 
 TEST_F(ValidityFixture, ErrorsAreValuesAndGoneObjectsAreNoWork) {  // VAL-6, ENG-2

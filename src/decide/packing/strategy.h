@@ -1,0 +1,52 @@
+// Placement strategies behind one small interface (DESIGN §7, KAI-Scheduler's node-placement plugins): a
+// strategy chooses, for one pod, the destination GPU(s) among those CON-5 and CON-6a allow. Best-fit (CON-6) is
+// the one the SPEC prescribes; another (spread, MiB-aware) is an addition to the registry, not an edit.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "decide/gpu_value.h"
+
+namespace kubex::decide::packing {
+
+// A destination as a strategy sees it, after the scheduling constraints (CON-6a) have passed for the pod.
+struct DestinationView {
+  const std::string* node = nullptr;
+  const std::vector<Hundredths>* gpus = nullptr;  // per-GPU occupancy, including earlier placements of the plan
+};
+
+struct Choice {
+  std::size_t destination = 0;  // index into the span given to choose()
+  std::vector<int> gpus;        // GPU indexes: one for a fraction, k for k whole GPUs
+};
+
+class PlacementStrategy {
+ public:
+  virtual ~PlacementStrategy() = default;
+  virtual std::string_view name() const = 0;
+  // `size` is a fraction (1..99 hundredths) when `whole` is 0, else `whole` GPUs are needed. Destinations are
+  // sorted by node name. nullopt: no destination has room on its GPUs.
+  virtual std::optional<Choice> choose(const std::vector<DestinationView>& destinations, Hundredths size,
+                                       std::int64_t whole) const = 0;
+};
+
+// CON-6 best fit: a fraction goes to the GPU with the least free capacity that still fits it (per-GPU sum ≤ 1.00),
+// ties by node name then GPU index; k whole GPUs go to the node with the fewest completely free GPUs that still
+// has k, ties by node name, on its lowest free indexes.
+class BestFit final : public PlacementStrategy {
+ public:
+  std::string_view name() const override { return "best-fit"; }
+  std::optional<Choice> choose(const std::vector<DestinationView>& destinations, Hundredths size,
+                               std::int64_t whole) const override;
+};
+
+// The registry: "best-fit" → BestFit. nullptr for an unknown name.
+const PlacementStrategy* find_strategy(std::string_view name);
+std::vector<std::string> strategy_names();
+
+}  // namespace kubex::decide::packing

@@ -1,0 +1,185 @@
+#include "engine/plan_cmd.h"
+
+#include <exception>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "api/kinds.h"
+#include "api/parse.h"
+#include "common/file_io.h"
+#include "common/yaml.h"
+#include "decide/packing/plan.h"
+#include "engine/plan_report.h"
+#include "kube/client/client.h"
+#include "kube/client/kubeconfig.h"
+#include "observe/gpu_inventory.h"
+
+namespace kubex::engine {
+namespace {
+
+using nlohmann::json;
+namespace pk = decide::packing;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr const char* kCommand = "kubex plan consolidation";
+
+std::string api_error(const kube::ApiStatus& s) {
+  return s.message.empty() ? s.reason + " (" + std::to_string(s.code) + ")" : s.message;
+}
+
+struct Source {
+  json object;
+  std::string source;  // "cluster" or the file name (with the document's line)
+};
+
+// The policies to plan, or an exit code after printing why not.
+class Run {
+ public:
+  Run(const PlanOptions& o, std::istream& in, std::ostream& out, std::ostream& err)
+      : o_(o), in_(in), out_(out), err_(err) {}
+
+  int run() {
+    std::vector<Source> sources;
+    if (!o_.file.empty() && !read_file(sources)) return kExitFailed;
+    auto conn = kube::resolve_connection(o_.kubeconfig, o_.context);
+    if (!conn) return fail("invalid kubeconfig: " + conn.error().str());
+    kube::ClientOptions co;
+    co.max_retries = 2;
+    auto client = kube::Client::create(*conn, co);
+    if (!client) return fail("invalid kubeconfig: " + client.error().str());
+    kube::Client& c = **client;
+
+    const auto kind = api::Kind::kGpuConsolidationPolicy;
+    if (!o_.policy.empty()) {
+      auto got = c.get(api::object_path(kind, "", o_.policy));
+      if (!got) {
+        if (got.error().not_found()) return fail("GpuConsolidationPolicy \"" + o_.policy + "\" not found");
+        return fail("cannot read GpuConsolidationPolicy \"" + o_.policy + "\": " + api_error(got.error()));
+      }
+      sources.push_back({std::move(*got), "cluster"});
+    } else if (o_.file.empty()) {
+      auto listed = c.list(api::collection_path(kind), {}, [&](json&& item) {
+        sources.push_back({std::move(item), "cluster"});
+      });
+      if (!listed) return fail("cannot list GpuConsolidationPolicies: " + api_error(listed.error()));
+    }
+
+    std::string reservation_ns = api::GlobalConfigSpec{}.kai_reservation_namespace;
+    auto gc = c.get(api::object_path(api::Kind::kGlobalConfiguration, "", o_.global_config_name));
+    if (gc) {
+      auto parsed = api::parse_global_config(*gc);
+      reservation_ns = parsed.value.spec.kai_reservation_namespace;
+    } else if (!gc.error().not_found()) {
+      return fail("cannot read GlobalConfiguration \"" + o_.global_config_name + "\": " + api_error(gc.error()));
+    }
+
+    auto inventory = observe::read_gpu_inventory(c);
+    if (!inventory) return fail("cannot read nodes, pods and PodDisruptionBudgets: " + api_error(inventory.error()));
+
+    int exit = kExitOk;
+    std::vector<PolicyPlan> plans;
+    for (const auto& s : sources) {
+      plans.push_back(plan_one(s, **inventory, reservation_ns));
+      if (!plans.back().errors.empty()) exit = kExitFailed;
+    }
+    if (o_.output == "json") {
+      json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"}, {"kind", "ConsolidationPlan"}, {"policies", json::array()}};
+      for (const auto& p : plans) doc["policies"].push_back(policy_plan_json(p));
+      out_ << doc.dump(2) << "\n";
+    } else if (plans.empty()) {
+      out_ << "No GpuConsolidationPolicy in the cluster.\n";
+    } else {
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        if (i) out_ << "\n";
+        print_policy_plan(plans[i], out_);
+      }
+    }
+    return exit;
+  }
+
+ private:
+  int fail(const std::string& message) {
+    err_ << kCommand << ": " << message << "\n";
+    return kExitFailed;
+  }
+
+  // -f: every GpuConsolidationPolicy document of the file. False (after printing) when it cannot be read,
+  // does not parse or holds none.
+  bool read_file(std::vector<Source>& sources) {
+    std::string text, name = o_.file;
+    if (o_.file == "-") {
+      name = "<stdin>";
+      text.assign(std::istreambuf_iterator<char>(in_), std::istreambuf_iterator<char>());
+    } else {
+      auto read = common::read_file(o_.file);
+      if (!read) {
+        fail(read.error().str());
+        return false;
+      }
+      text = std::move(*read);
+    }
+    std::vector<common::DocumentLines> lines;
+    auto docs = common::yaml_to_json_documents(text, &lines);
+    if (!docs) {
+      fail(name + ": " + docs.error().str());
+      return false;
+    }
+    for (std::size_t i = 0; i < docs->size(); ++i) {
+      const json& d = (*docs)[i];
+      if (!d.is_object() || d.value("kind", json()) != "GpuConsolidationPolicy") continue;
+      sources.push_back({d, name + ":" + std::to_string(i < lines.size() ? lines[i].line : 0)});
+    }
+    if (sources.empty()) {
+      fail(name + ": holds no GpuConsolidationPolicy");
+      return false;
+    }
+    return true;
+  }
+
+  PolicyPlan plan_one(const Source& s, const observe::GpuInventory& inventory, const std::string& reservation_ns) {
+    auto parsed = api::parse_consolidation_policy(s.object);
+    PolicyPlan p;
+    p.name = parsed.value.meta.name;
+    p.source = s.source;
+    p.threshold_percent = parsed.value.spec.utilization_threshold_percent;
+    if (s.source == "cluster") p.draining_node = parsed.value.status.draining_node;
+    if (!parsed.valid()) {  // VAL-1: the one validator's errors, no plan
+      for (const auto& e : parsed.report.errors.items()) p.errors.push_back(e.str());
+      p.invalid_reason = parsed.report.reason();
+      if (s.source != "cluster")
+        for (const auto& e : p.errors) err_ << s.source << ": GpuConsolidationPolicy/" << p.name << ": " << e << "\n";
+      return p;
+    }
+    pk::Pool pool = inventory.pool(parsed.value.spec.node_selector, reservation_ns);
+    if (pool.nodes.empty()) {  // CON-1
+      p.empty_pool = true;
+      return p;
+    }
+    pk::Options opts;
+    opts.threshold_percent = p.threshold_percent;
+    opts.policy = p.name;
+    p.plan = pk::plan(pool, opts);
+    p.sequence = pk::drain_sequence(pool, opts);
+    return p;
+  }
+
+  const PlanOptions& o_;
+  std::istream& in_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+}  // namespace
+
+int run_plan_consolidation(const PlanOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  try {
+    return Run(options, in, out, err).run();
+  } catch (const std::exception& e) {
+    err << kCommand << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+}  // namespace kubex::engine

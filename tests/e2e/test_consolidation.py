@@ -1,0 +1,477 @@
+"""GPU node consolidation end to end (issue 17, SPEC §9 CON-1…CON-11, CON-6a, OBS-1, OBS-2, OBS-5): kubex-sim with
+several GPU node pools and its KAI-like scheduler, and the real `kubex engine`. One sim and, except for the
+dry-run and DrainBlocked cases (which need other engine flags), one engine for the whole module.
+
+Pods are put on chosen nodes by cordoning: every pool node is cordoned at setup, and `place()` uncordons one node
+for the time it takes a workload to be scheduled there. The pods themselves carry no constraint unless the test is
+about that constraint. Helpers here (`start_consolidation_sim`, `place`, `policy`, `wait_drain_started`,
+`consolidation_taints`) are meant to be imported by other tests (`kubex plan consolidation`)."""
+import json
+import re
+import threading
+import time
+
+import pytest
+
+from conftest import EngineProcess, wait_for
+from engine_proc import condition
+from test_gpu_metrics import start_gpu_sim
+from test_reactive import API, apply, metric, queue
+
+NS = "con"
+TAINT = "rightsizing.kubex.ai/consolidating"
+REQUEUE = "10s"
+QUEUE = "con-queue"
+
+SIM_CONFIG = """
+nodePools:
+  - name: a
+    count: 4
+    gpusPerNode: 2
+    gpuProduct: Tesla-T4
+    cpu: "16"
+    memory: 64Gi
+    labels: {pool: a}
+  - name: u
+    count: 5
+    gpusPerNode: 2
+    gpuProduct: Tesla-T4
+    cpu: "16"
+    memory: 64Gi
+    labels: {pool: u}
+  - name: c
+    count: 8
+    gpusPerNode: 1
+    gpuProduct: NVIDIA-L4
+    cpu: "16"
+    memory: 64Gi
+    labels: {pool: c}
+  - name: d
+    count: 2
+    gpusPerNode: 1
+    cpu: "16"
+    memory: 64Gi
+    labels: {pool: d}
+  - name: e
+    count: 2
+    gpusPerNode: 1
+    cpu: "16"
+    memory: 64Gi
+    labels: {pool: e}
+kubelet:
+  jobRunTime: 30m
+"""
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+
+def start_consolidation_sim(sim_factory, tmp_dir):
+    """kubex-sim with the pools above, the CRDs, a KAI queue, namespace `con`, and every pool node cordoned."""
+    sim, _ = start_gpu_sim(sim_factory, tmp_dir, SIM_CONFIG)
+    sim.kubectl("apply", "-k", str(__import__("conftest").ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    sim.kubectl("create", "namespace", NS)
+    apply(sim, queue(QUEUE + "-parent"), queue(QUEUE, parent=QUEUE + "-parent"))
+    sim.kubectl("cordon", "-l", "pool")
+    return sim
+
+
+def start_engine(sim, *extra):
+    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=list(extra))
+    return engine.wait_ready()
+
+
+def deployment(name, fraction, cpu="100m", replicas=1, annotations=None, spec=None, kind="Deployment"):
+    """`replicas` KAI pods at `fraction` (label app=<name>)."""
+    pod_spec = {"schedulerName": "kai-scheduler",
+                "containers": [{"name": "app", "image": "registry.example/infer:1",
+                                "resources": {"requests": {"cpu": cpu, "memory": "256Mi"}}}]}
+    pod_spec.update(spec or {})
+    return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": name, "namespace": NS},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": {"metadata": {"labels": {"app": name, "kai.scheduler/queue": QUEUE},
+                                               "annotations": {"gpu-fraction": fraction, **(annotations or {})}},
+                                  "spec": pod_spec}}}
+
+
+def pods(sim, app=None):
+    args = ["get", "pods", "-n", NS] + (["-l", f"app={app}"] if app else [])
+    return sim.kubectl_json(*args)["items"]
+
+
+def running_on(sim, app):
+    """Nodes of the app's Running pods that are not terminating."""
+    return sorted(p["spec"].get("nodeName", "") for p in pods(sim, app)
+                  if p["status"].get("phase") == "Running" and not p["metadata"].get("deletionTimestamp"))
+
+
+def place(sim, node, obj, count=1):
+    """Creates `obj` (its pods labelled app=<name>) while `node` is the only schedulable pool node."""
+    sim.kubectl("cordon", "-l", "pool")  # earlier tests leave their pools schedulable
+    sim.kubectl("uncordon", node)
+    try:
+        apply(sim, obj)
+        app = obj["metadata"]["name"]
+        wait_for(lambda: running_on(sim, app) == [node] * count, timeout=30, interval=0.2,
+                 what=f"{count} pod(s) of {app} running on {node}")
+    finally:
+        sim.kubectl("cordon", node)
+
+
+def policy(name, selector, requeue=REQUEUE):
+    return {"apiVersion": API, "kind": "GpuConsolidationPolicy", "metadata": {"name": name},
+            "spec": {"experimental": {"gpuKaiContract": "v1alpha1-2026-07"}, "nodeSelector": selector,
+                     "utilizationThresholdPercent": 75, "requeueAfter": requeue}}
+
+
+def get_policy(sim, name):
+    return sim.kubectl_json("get", "gpuconsolidationpolicy", name)
+
+
+def available(sim, name):
+    return condition(get_policy(sim, name), "Available")
+
+
+def wait_available(sim, name, reason, timeout=30):
+    return wait_for(lambda: (c := available(sim, name)) and c["reason"] == reason and c, timeout=timeout,
+                    interval=0.3, what=f"{name} Available reason {reason}")
+
+
+def wait_drain_started(sim, name, timeout=60):
+    """The node the policy started draining (status.drainingNode once Available is Draining)."""
+    def draining():
+        p = get_policy(sim, name)
+        c = condition(p, "Available")
+        return c and c["reason"] == "Draining" and p["status"].get("drainingNode")
+    return wait_for(draining, timeout=timeout, interval=0.3, what=f"{name} draining a node")
+
+
+def consolidation_taints(sim):
+    """node -> policy of its consolidation taint."""
+    out = {}
+    for n in sim.kubectl_json("get", "nodes")["items"]:
+        for t in n["spec"].get("taints", []):
+            if t["key"] == TAINT:
+                out[n["metadata"]["name"]] = t.get("value", "")
+    return out
+
+
+def delete_policies(sim, *names):
+    for n in names:
+        sim.kubectl("delete", "gpuconsolidationpolicy", n, "--ignore-not-found", "--wait=false")
+    wait_for(lambda: not any(sim.kubectl("get", "gpuconsolidationpolicy", n, check=False).returncode == 0
+                             for n in names), timeout=30, what=f"policies {names} gone")
+
+
+def drained_total(engine):
+    """kubex_consolidation_nodes_drained_total (OBS-5; a counter without labels)."""
+    return sum(float(l.split()[-1]) for l in engine.metrics().splitlines()
+               if l.startswith("kubex_consolidation_nodes_drained_total ") or
+               l.startswith("kubex_consolidation_nodes_drained_total{"))
+
+
+def events(sim, reason, kind="GpuConsolidationPolicy", name=None):
+    items = sim.kubectl_json("get", "events", "-A")["items"]
+    return [e for e in items if e.get("reason") == reason and e["involvedObject"].get("kind") == kind
+            and (name is None or e["involvedObject"].get("name") == name)]
+
+
+class ClusterWatcher:
+    """Samples pods and nodes every 0.2 s through the official Python client: the largest sum of fractions any one
+    GPU (KAI GPU group) ever held, the consolidation taints seen at once, and the order nodes were tainted in."""
+
+    def __init__(self, sim):
+        from kubernetes import client
+        self.core = client.CoreV1Api(sim.client())
+        self.max_gpu, self.worst_gpu = 0, None
+        self.max_taints, self.worst_taints = 0, None
+        self.tainted = []  # (node, policy) in the order first seen
+        self.samples = 0
+        self.stop_ = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        groups = {}
+        for p in self.core.list_pod_for_all_namespaces().items:
+            frac = (p.metadata.annotations or {}).get("gpu-fraction")
+            group = (p.metadata.labels or {}).get("runai-gpu-group")
+            if not frac or not group or not p.spec.node_name or p.status.phase not in ("Pending", "Running"):
+                continue
+            key = (p.spec.node_name, group)
+            groups[key] = groups.get(key, 0) + round(float(frac) * 100)
+        for key, h in groups.items():
+            if h > self.max_gpu:
+                self.max_gpu, self.worst_gpu = h, key
+        taints = []
+        for n in self.core.list_node().items:
+            for t in n.spec.taints or []:
+                if t.key == TAINT:
+                    taints.append((n.metadata.name, t.value))
+                    if (n.metadata.name, t.value) not in self.tainted:
+                        self.tainted.append((n.metadata.name, t.value))
+        if len(taints) > self.max_taints:
+            self.max_taints, self.worst_taints = len(taints), taints
+        self.samples += 1
+
+    def run(self):
+        while not self.stop_.is_set():
+            try:
+                self.sample()
+            except Exception:  # noqa: BLE001 - a failed sample is skipped
+                pass
+            time.sleep(0.2)
+
+    def stop(self):
+        self.stop_.set()
+        self.thread.join(timeout=10)
+
+
+# ------------------------------------------------------------------------------------------------ fixtures
+
+@pytest.fixture(scope="module")
+def env(sim_factory, tmp_path_factory):
+    sim = start_consolidation_sim(sim_factory, tmp_path_factory.mktemp("consolidation-sim"))
+    holder = {"engine": start_engine(sim)}
+    yield sim, holder
+    holder["engine"].stop()
+
+
+# ------------------------------------------------------------------------------------------------ tests
+
+def test_selector_matching_nothing(env):  # CON-1, OBS-1
+    sim, holder = env
+    apply(sim, policy("con-none", {"matchLabels": {"pool": "does-not-exist"}}))
+    try:
+        c = wait_available(sim, "con-none", "NoMatchingNodeSelector")
+        assert c["status"] == "False"
+        assert get_policy(sim, "con-none")["status"]["poolNodes"] == 0
+    finally:
+        delete_policies(sim, "con-none")
+
+
+CASES = {
+    # case: (source node, destination node, constraint named by CON-6a)
+    "sel": ("c-node-0", "c-node-1", "node selector"),
+    "aff": ("c-node-2", "c-node-3", "node affinity"),
+    "tol": ("c-node-4", "c-node-5", "taint dedicated"),
+    "cpu": ("c-node-6", "c-node-7", "cpu"),
+}
+
+
+def test_constraints_keep_a_node_and_are_named(env):  # CON-6a, CON-10
+    sim, holder = env
+    for case, (src, dst, _) in CASES.items():
+        sim.kubectl("label", "node", src, dst, f"case={case}")
+    sim.kubectl("label", "node", "c-node-0", "disk=ssd")
+    sim.kubectl("label", "node", "c-node-2", "zone=z1")
+    # Destinations: 0.8 of their GPU used (80 %: not candidates), room for the 0.1 pods GPU-wise.
+    for case, (src, dst, _) in CASES.items():
+        place(sim, dst, deployment(f"dst-{case}", "0.8", cpu="8" if case == "cpu" else "100m"))
+    sim.kubectl("taint", "node", "c-node-5", "dedicated=infer:NoSchedule")
+    place(sim, "c-node-0", deployment("src-sel", "0.1", spec={"nodeSelector": {"disk": "ssd"}}))
+    place(sim, "c-node-2", deployment("src-aff", "0.1", spec={"affinity": {"nodeAffinity": {
+        "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["z1"]}]}]}}}}))
+    place(sim, "c-node-4", deployment("src-tol", "0.1"))
+    place(sim, "c-node-6", deployment("src-cpu", "0.1", cpu="12"))
+    sim.kubectl("uncordon", "-l", "pool=c")
+    names = [f"con-{case}" for case in CASES]
+    apply(sim, *[policy(f"con-{case}", {"matchLabels": {"case": case}}) for case in CASES])
+    try:
+        for case, (src, dst, why) in CASES.items():
+            c = wait_available(sim, f"con-{case}", "NoCandidate")
+            assert c["status"] == "True"
+            assert re.fullmatch(rf"pool: 2 nodes, 2 GPUs, 0\.90 allocated; best candidate {src} \(10%\): "
+                                rf"pod {NS}/src-{case}-[a-z0-9-]+ \(0\.1\) does not fit: {why}", c["message"]), c["message"]
+        assert not consolidation_taints(sim), "no node is ever drained when its pods fit nowhere else"
+    finally:
+        delete_policies(sim, *names)
+        sim.kubectl("cordon", "-l", "pool=c")
+
+
+def test_unmovable_pods_keep_their_nodes(env):  # CON-4, CON-10
+    sim, holder = env
+    place(sim, "u-node-4", deployment("u-dest", "0.8", replicas=2), count=2)  # 80 %: a destination
+    place(sim, "u-node-0", {"apiVersion": "v1", "kind": "Pod",
+                            "metadata": {"name": "u-bare", "namespace": NS,
+                                         "labels": {"app": "u-bare", "kai.scheduler/queue": QUEUE},
+                                         "annotations": {"gpu-fraction": "0.1"}},
+                            "spec": {"schedulerName": "kai-scheduler",
+                                     "containers": [{"name": "app", "image": "registry.example/infer:1"}]}})
+    ds = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "u-ds", "namespace": NS},
+          "spec": {"selector": {"matchLabels": {"app": "u-ds"}},
+                   "template": {"metadata": {"labels": {"app": "u-ds"}},
+                                "spec": {"nodeSelector": {"kubernetes.io/hostname": "u-node-1"},
+                                         "tolerations": [{"operator": "Exists"}],
+                                         "containers": [{"name": "app", "image": "registry.example/agent:1",
+                                                         "resources": {"limits": {"nvidia.com/gpu": "1"}}}]}}}}
+    apply(sim, ds)
+    wait_for(lambda: running_on(sim, "u-ds") == ["u-node-1"], timeout=30, what="the DaemonSet pod on u-node-1")
+    place(sim, "u-node-2", deployment("u-dnd", "0.1", annotations={"rightsizing.kubex.ai/do-not-disrupt": "true"}))
+    apply(sim, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "u-pdb", "namespace": NS},
+                "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "u-pdb"}}}})
+    place(sim, "u-node-3", deployment("u-pdb", "0.1"))
+    wait_for(lambda: sim.kubectl_json("get", "pdb", "u-pdb", "-n", NS)["status"].get("currentHealthy") == 1,
+             timeout=20, what="the PDB counting its pod")
+    sim.kubectl("uncordon", "-l", "pool=u")
+    engine = holder["engine"]
+    watcher = ClusterWatcher(sim)
+    apply(sim, policy("con-u", {"matchLabels": {"pool": "u"}}))
+    try:
+        c = wait_available(sim, "con-u", "NoCandidate")
+        assert c["message"] == ("pool: 5 nodes, 10 GPUs, 2.90 allocated; "
+                                "no node below 75% with movable GPU pods"), c["message"]
+        why = engine.wait_line("no consolidation candidate", policy="con-u")["nodes"]
+        assert why["u-node-0"] == f"unmovable pod {NS}/u-bare: no controller owner", why
+        assert why["u-node-1"].endswith(": owned by a DaemonSet"), why
+        assert why["u-node-2"].endswith(": do-not-disrupt"), why
+        assert why["u-node-3"].endswith(": PDB allows no disruption"), why
+        # A second evaluation (requeueAfter later) still drains nothing.
+        first = get_policy(sim, "con-u")["status"]["lastEvaluationTime"]
+        wait_for(lambda: get_policy(sim, "con-u")["status"]["lastEvaluationTime"] != first, timeout=25,
+                 what="a second evaluation")
+        assert watcher.tainted == [], f"nodes with unmovable pods were tainted: {watcher.tainted}"
+        # The same node drains once its pod may move (the check above can fail).
+        dnd = [p["metadata"]["name"] for p in pods(sim, "u-dnd")][0]
+        sim.kubectl("annotate", "pod", dnd, "-n", NS, "rightsizing.kubex.ai/do-not-disrupt-")
+        assert wait_drain_started(sim, "con-u", timeout=30) == "u-node-2"
+        wait_for(lambda: running_on(sim, "u-dnd") == ["u-node-4"], timeout=30, what="u-dnd moved to u-node-4")
+        wait_for(lambda: get_policy(sim, "con-u")["status"].get("lastDrainedNode") == "u-node-2", timeout=30,
+                 what="the drain of u-node-2 completed")
+        assert [n for n, _ in watcher.tainted] == ["u-node-2"]
+    finally:
+        watcher.stop()
+        delete_policies(sim, "con-u")
+
+
+def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11, OBS-2, OBS-5
+    sim, holder = env
+    engine = holder["engine"]
+    apps = [f"a{i}" for i in range(4)]
+    for i, app in enumerate(apps):  # 0.5 on one GPU of each node: 25 % each, spread thin
+        place(sim, f"a-node-{i}", deployment(app, "0.5"))
+    sim.kubectl("uncordon", "-l", "pool=a")
+    before = {app: [p["metadata"]["name"] for p in pods(sim, app)] for app in apps}
+    drained_before = drained_total(engine)
+    watcher = ClusterWatcher(sim)
+    # Two overlapping policies on the same pool (the second by a SEL-3 wildcard): never two drains at once.
+    apply(sim, policy("con-a", {"matchLabels": {"pool": "a"}}),
+          policy("con-a-too", {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a*"]}]}))
+    start = time.monotonic()
+    try:
+        # Best fit: a-node-0's pod joins a-node-1's GPU, a-node-2's joins a-node-3's, then a-node-1's full GPU
+        # moves to a-node-3's free GPU: everything ends on a-node-3 at 1.00 per GPU, then NoCandidate.
+        def done():
+            return all((c := available(sim, p)) and c["reason"] == "NoCandidate" and
+                       not consolidation_taints(sim) for p in ("con-a", "con-a-too")) and \
+                all(running_on(sim, app) == ["a-node-3"] for app in apps)
+        wait_for(done, timeout=150, interval=1, what="the pool consolidated onto a-node-3")
+        elapsed = time.monotonic() - start
+    finally:
+        watcher.stop()
+    try:
+        assert watcher.samples > 50
+        assert watcher.max_gpu <= 100, f"a GPU held {watcher.max_gpu / 100:.2f}: {watcher.worst_gpu}"
+        assert watcher.max_taints <= 1, f"two drains at once: {watcher.worst_taints}"
+        assert sorted(n for n, _ in watcher.tainted) == ["a-node-0", "a-node-1", "a-node-2"], watcher.tainted
+        assert watcher.tainted[0][0] == "a-node-0"  # lowest utilization, ties by name (CON-4)
+        # One node per requeueAfter: three drains, each ended before the next started, in well under 3 × 3 periods.
+        assert elapsed < 90, elapsed
+        for app in apps:  # every evicted pod runs again, on a pool node
+            now = [p["metadata"]["name"] for p in pods(sim, app)]
+            if app != "a3":
+                assert now != before[app], f"{app} was not moved"
+        for name in ("con-a", "con-a-too"):
+            st = get_policy(sim, name)["status"]
+            assert st["poolNodes"] == 4 and st["gpuCapacity"] == 8 and st["gpuAllocated"] == "2.00"
+            assert st["estimatedReclaimableGPUs"] == 6
+            assert "drainingNode" not in st and st.get("lastEvaluationTime")
+            assert st["conditions"][0]["message"] == ("pool: 4 nodes, 8 GPUs, 2.00 allocated; "
+                                                      "no node below 75% with movable GPU pods")
+        assert len([e for e in events(sim, "DrainStarted")
+                    if e["involvedObject"]["name"] in ("con-a", "con-a-too")]) == 3
+        assert sorted(e["involvedObject"]["name"] for e in events(sim, "DrainCompleted", kind="Node")
+                      if e["involvedObject"]["name"].startswith("a-node-")) == ["a-node-0", "a-node-1", "a-node-2"]
+        assert drained_total(engine) - drained_before == 3
+        assert metric(engine, "kubex_evictions_total", reason="consolidation", result="success") >= 4
+        assert engine.reconciles("consolidation") > 0
+    finally:
+        delete_policies(sim, "con-a", "con-a-too")
+
+
+def stuck_pool(sim, pool):
+    """<pool>-node-0 holds two 0.1 pods of a ReplicaSet under a PDB (minAvailable 1) whose replacements can never be
+    scheduled, <pool>-node-1 a 0.8 pod: the drain of node 0 starts (one disruption allowed) and never ends."""
+    place(sim, f"{pool}-node-1", deployment(f"{pool}-dest", "0.8"))
+    apply(sim, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                "metadata": {"name": f"{pool}-stuck", "namespace": NS},
+                "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": f"{pool}-stuck"}}}})
+    place(sim, f"{pool}-node-0", deployment(f"{pool}-stuck", "0.1", replicas=2, kind="ReplicaSet"), count=2)
+    sim.kubectl("patch", "replicaset", f"{pool}-stuck", "-n", NS, "--type=merge", "-p",
+                json.dumps({"spec": {"template": {"spec": {"nodeSelector": {"nowhere": "true"}}}}}))
+    wait_for(lambda: sim.kubectl_json("get", "pdb", f"{pool}-stuck", "-n", NS)["status"].get("disruptionsAllowed") == 1,
+             timeout=20, what="the PDB allowing one disruption")
+    sim.kubectl("uncordon", "-l", f"pool={pool}")
+
+
+def test_deleting_a_policy_mid_drain_removes_its_taint(env):  # CON-9 finalizer
+    sim, holder = env
+    stuck_pool(sim, "d")
+    apply(sim, policy("con-d", {"matchLabels": {"pool": "d"}}))
+    try:
+        assert wait_drain_started(sim, "con-d") == "d-node-0"
+        assert consolidation_taints(sim) == {"d-node-0": "con-d"}
+        p = get_policy(sim, "con-d")
+        assert "rightsizing.kubex.ai/consolidation-cleanup" in p["metadata"]["finalizers"]
+        # The second pod's eviction is refused (429) and retried on the next reconcile (CON-7 (3)): still draining.
+        engine = holder["engine"]
+        wait_for(lambda: metric(engine, "kubex_evictions_total", reason="consolidation", result="pdb_blocked") >= 2,
+                 timeout=30, what="the refused eviction retried")
+        assert available(sim, "con-d")["reason"] == "Draining"
+        assert consolidation_taints(sim) == {"d-node-0": "con-d"}
+        sim.kubectl("delete", "gpuconsolidationpolicy", "con-d", "--wait=false")
+        wait_for(lambda: not consolidation_taints(sim), timeout=20, what="the taint removed")
+        wait_for(lambda: sim.kubectl("get", "gpuconsolidationpolicy", "con-d", check=False).returncode != 0,
+                 timeout=20, what="the policy gone (finalizer released)")
+    finally:
+        delete_policies(sim, "con-d")
+
+
+def restart_engine(sim, holder, *flags):
+    holder["engine"].stop()
+    holder["engine"] = start_engine(sim, *flags)
+    return holder["engine"]
+
+
+def test_dry_run_would_drain_without_taint(env):  # CON-11
+    sim, holder = env
+    stuck_pool(sim, "e")
+    restart_engine(sim, holder, "--dry-run")
+    apply(sim, policy("con-e", {"matchLabels": {"pool": "e"}}))
+    try:
+        c = wait_available(sim, "con-e", "WouldDrain")
+        assert "e-node-0" in c["message"]
+        wait_for(lambda: events(sim, "WouldDrain", name="con-e"), timeout=20, what="a WouldDrain event")
+        assert not consolidation_taints(sim)
+        assert running_on(sim, "e-stuck") == ["e-node-0", "e-node-0"], "nothing evicted"
+        assert "drainingNode" not in get_policy(sim, "con-e")["status"]
+    finally:
+        delete_policies(sim, "con-e")
+
+
+def test_drain_blocked_after_the_timeout(env):  # CON-8 (hidden --consolidation-drain-timeout)
+    sim, holder = env
+    restart_engine(sim, holder, "--consolidation-drain-timeout", "15s")
+    apply(sim, policy("con-e", {"matchLabels": {"pool": "e"}}))
+    try:
+        assert wait_drain_started(sim, "con-e") == "e-node-0"
+        c = wait_available(sim, "con-e", "DrainBlocked", timeout=40)
+        assert "e-node-0" in c["message"] and f"{NS}/e-stuck-" in c["message"], c["message"]
+        assert not consolidation_taints(sim), "the taint is removed"
+        st = get_policy(sim, "con-e")["status"]
+        assert "drainingNode" not in st and "lastDrainedNode" not in st
+        warn = events(sim, "DrainBlocked", name="con-e")
+        assert warn and warn[0]["type"] == "Warning"
+    finally:
+        delete_policies(sim, "con-e")
