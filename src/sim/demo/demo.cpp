@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <algorithm>
 #include <optional>
 
 #include "common/file_io.h"
@@ -49,7 +50,9 @@ class Demo {
   }
   void shutdown();
   int gpus_in_cluster();
-  void live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus);
+  // `nodes` (render_nodes), when given, is shown above the pods.
+  void live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus,
+                 const std::string& nodes = "");
 
   // The steps of run(), in order; each returns the exit code when the demo ends there.
   std::optional<int> prepare();
@@ -61,6 +64,7 @@ class Demo {
   std::optional<int> watch_workloads();
   std::optional<int> watch_resize();
   bool resize_applied();
+  std::optional<int> watch_consolidation();
   int finish();
 
   DemoOptions o_;
@@ -78,6 +82,9 @@ class Demo {
   bool settled_ = false;
   bool resized_ = false;
   std::string resized_to_;  // the fraction the reactive policy gave chat-vllm
+  bool consolidated_ = false;
+  std::string drained_node_;  // the consolidation policy's status.lastDrainedNode
+  int nodes_before_ = 0, nodes_after_ = 0;  // GPU nodes holding running GPU pods, before and after act 3
 };
 
 void Demo::shutdown() {
@@ -99,8 +106,9 @@ int Demo::gpus_in_cluster() {
   return total;
 }
 
-void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus) {
-  std::string table = render_rows(rows);
+void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tty, int gpus,
+                     const std::string& nodes) {
+  std::string table = (nodes.empty() ? "" : "GPU nodes:\n" + nodes) + render_rows(rows);
   std::string summary = render_summary(rows, gpus);
   if (tty) {
     std::printf("\033[H\033[J== kubex demo: live view (Ctrl-C to stop) ==\n%s\n\n%s", summary.c_str(),
@@ -117,7 +125,8 @@ void Demo::live_view(const std::vector<PodRow>& rows, std::string& last, bool tt
 int Demo::run() {
   using Step = std::optional<int> (Demo::*)();
   for (Step step : {&Demo::prepare, &Demo::start_cluster, &Demo::start_prometheus, &Demo::install_crds,
-                    &Demo::start_engine, &Demo::apply_examples, &Demo::watch_workloads, &Demo::watch_resize}) {
+                    &Demo::start_engine, &Demo::apply_examples, &Demo::watch_workloads, &Demo::watch_resize,
+                    &Demo::watch_consolidation}) {
     if (auto code = (this->*step)()) return *code;
   }
   return finish();
@@ -436,6 +445,71 @@ bool Demo::resize_applied() {
   return running == 2 && gpu != "0.4";
 }
 
+// Act 3, consolidation: traffic drops and chat-vllm scales in to one replica, which leaves a T4 node under-used;
+// the guide's GpuConsolidationPolicy (examples/gpu-consolidation.yaml, requeueAfter shortened to 10s) taints it and
+// evicts its GPU pods, which KAI packs onto the other node: one GPU node fewer in use.
+std::optional<int> Demo::watch_consolidation() {
+  if (!resized_) return std::nullopt;
+  Applier& apply = *apply_;
+  say("");
+  say("Act 3: traffic drops and chat-vllm scales in to one replica; the guide's GpuConsolidationPolicy (75 %, every");
+  say("   10 s here) drains an under-used T4 node once every pod on it fits on another node");
+  const std::string deploy = cluster::group_path("apps/v1", "deployments", "ml-inference") + "/chat-vllm";
+  json d = apply.get(deploy);
+  if (d.is_object() && d.contains("spec")) {
+    d["spec"]["replicas"] = 1;
+    if (auto r = apply.apply(d); !r) return give_up("scaling chat-vllm in", r.error().str(), "");
+  }
+  const std::string* text = embedded("examples/gpu-consolidation.yaml");
+  if (!text) return give_up("applying the consolidation policy", "it is not compiled into this kubex-sim", "");
+  auto docs = common::yaml_to_json_documents(*text);
+  if (!docs || docs->empty()) return give_up("applying the consolidation policy", "it holds no object", "");
+  json policy = (*docs)[0];
+  policy["spec"]["requeueAfter"] = "10s";
+  bool applied = false;
+  bool tty = isatty(STDOUT_FILENO);
+  std::string last;
+  auto deadline = Clock::now() + o_.timeout;
+  auto stable_since = Clock::time_point::max();
+  const std::string policy_path =
+      cluster::group_path("rightsizing.kubex.ai/v1alpha1", "gpuconsolidationpolicies", "") + "/" +
+      policy["metadata"].value("name", "");
+  while (Clock::now() < deadline) {
+    if (!engine_.running()) {
+      shutdown();
+      return fail("consolidating", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
+                  engine_log_);
+    }
+    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
+    attach_notes(rows_, eviction_notes(apply.get(cluster::core_path("events", ""))));
+    live_view(rows_, last, tty, gpus_, render_nodes(apply.get(cluster::core_path("nodes", "")), rows_));
+    bool settled = std::all_of(rows_.begin(), rows_.end(), [](const PodRow& r) { return r.status == "Running"; });
+    if (!applied && settled && rows_.size() + 1 == expected_pods_) {  // scaled in: now the policy
+      nodes_before_ = gpu_nodes_in_use(rows_);
+      if (auto r = apply.apply(policy); !r) return give_up("applying the consolidation policy", r.error().str(), "");
+      applied = true;
+    }
+    json st = applied ? apply.get(policy_path).value("status", json::object()) : json::object();
+    drained_node_ = st.value("lastDrainedNode", "");
+    if (applied && settled && !drained_node_.empty() && st.value("drainingNode", "").empty()) {
+      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
+      if (Clock::now() - stable_since >= seconds(5)) {
+        consolidated_ = true;
+        nodes_after_ = gpu_nodes_in_use(rows_);
+        break;
+      }
+    } else {
+      stable_since = Clock::time_point::max();
+    }
+    if (!intr_.sleep(milliseconds(1000))) {
+      shutdown();
+      say("\ninterrupted; everything stopped");
+      return 130;
+    }
+  }
+  return std::nullopt;
+}
+
 // The report; with --keep-running the cluster stays up until Ctrl-C.
 int Demo::finish() {
   Report report = make_report(written_, rows_, gpus_);
@@ -451,6 +525,12 @@ int Demo::finish() {
   std::printf("%s", render_resizes(history, eviction_counts(http_get(metrics_port_, "/metrics")),
                                    pdb_refusals(events)).c_str());
   if (resized_) say("chat-vllm was resized to " + resized_to_ + " of a GPU per pod, one pod at a time");
+  if (consolidated_) {
+    say("Consolidation: nodes drained: 1 (" + drained_node_ + "); GPU nodes in use: " + std::to_string(nodes_before_) +
+        " -> " + std::to_string(nodes_after_));
+  } else if (resized_) {
+    say("(no node had been drained within " + std::to_string(o_.timeout.count()) + " s)");
+  }
   if (settled_ && !resized_)
     say("(chat-vllm's pods had not all been resized within " + std::to_string(o_.timeout.count()) + " s)");
   say("");
@@ -465,7 +545,7 @@ int Demo::finish() {
     intr_.wait();
   }
   shutdown();
-  return settled_ && resized_ ? 0 : 1;
+  return settled_ && resized_ && consolidated_ ? 0 : 1;
 }
 
 }  // namespace

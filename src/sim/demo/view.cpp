@@ -210,6 +210,38 @@ std::string render_rows(const std::vector<PodRow>& rows) {
   return trimmed;
 }
 
+std::string render_nodes(const json& node_list, const std::vector<PodRow>& rows) {
+  std::map<std::string, double> held;
+  for (const auto& r : rows) {
+    if (r.status == "Running" && !r.node.empty()) held[r.node] += r.gpus;
+  }
+  std::string out;
+  const json& items = member(node_list, "items");
+  for (const auto& n : items.is_array() ? items : json::array()) {
+    const json& alloc = member(member(n, "status"), "allocatable");
+    const double gpus = gpu_number(member(alloc, "nvidia.com/gpu"));
+    if (gpus <= 0) continue;
+    const std::string name = str(member(n, "metadata"), "name");
+    std::string taint;
+    const json& taints = member(member(n, "spec"), "taints");
+    for (const auto& t : taints.is_array() ? taints : json::array()) {
+      if (str(t, "key") == "rightsizing.kubex.ai/consolidating") taint = "  [tainted: draining for " + str(t, "value") + "]";
+    }
+    auto it = held.find(name);
+    out += "  " + pad(name, 12) + " " + format_gpus(it == held.end() ? 0 : it->second) + " of " + format_gpus(gpus) +
+           " GPUs" + taint + "\n";
+  }
+  return out;
+}
+
+int gpu_nodes_in_use(const std::vector<PodRow>& rows) {
+  std::set<std::string> nodes;
+  for (const auto& r : rows) {
+    if (r.status == "Running" && !r.node.empty()) nodes.insert(r.node);
+  }
+  return static_cast<int>(nodes.size());
+}
+
 Report make_report(const std::vector<WrittenWorkload>& workloads, const std::vector<PodRow>& rows,
                    int gpus_in_cluster) {
   Report r;

@@ -38,6 +38,12 @@ std::string render_rows(const std::vector<PodRow>& rows);
 // One line: "pods 7/8 running · GPUs requested 1.85 · 3 of 6 GPUs occupied".
 std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster);
 
+// One line per GPU node of a Node LIST: its GPUs held by the rows' running pods, and a consolidation taint
+// (rightsizing.kubex.ai/consolidating=<policy>) when it has one: "t4-node-0  1.05 of 2 GPUs  [draining for p]".
+std::string render_nodes(const nlohmann::json& node_list, const std::vector<PodRow>& rows);
+// The nodes that hold at least one running GPU pod.
+int gpu_nodes_in_use(const std::vector<PodRow>& rows);
+
 // A GPU workload as its manifest asks: Deployment or StatefulSet (the pod template's whole nvidia.com/gpu,
 // limits else requests, or its gpu-fraction annotation; spec.replicas) or KubeAI Model (spec.replicas or
 // minReplicas, `gpus_per_model_replica` each). Nothing for other kinds or workloads without GPUs.
