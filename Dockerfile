@@ -27,6 +27,7 @@ FROM debian:bookworm-slim AS runtime
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ca-certificates \
+      libcpp-httplib0.11 \
       libssl3 \
       libyaml-cpp0.7 \
       libprometheus-cpp-core1.0 \

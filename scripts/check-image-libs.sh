@@ -78,19 +78,35 @@ fi
 
 in_list() { local x="$1"; shift; local y; for y in "$@"; do [[ "$x" == "$y" ]] && return 0; done; return 1; }
 
-# The package owning a file; Debian 12 is merged-/usr, so dpkg may know it under /lib or under /usr/lib.
-package_of() {
-  local path="$1" real cand out
+# Which package owns each library file, from ONE dpkg -S call (it is slow per call). Debian 12 is merged-/usr, so
+# dpkg may know a library under /lib or under /usr/lib, by its symlink or by its real name: ask for every variant.
+declare -A OWNER
+candidates() {
+  local path="$1" real
   real="$(readlink -f "$path")"
-  for cand in "$path" "$real" "${path#/usr}" "/usr$path" "${real#/usr}" "/usr$real"; do
-    [[ -n "$cand" ]] || continue
-    out="$(dpkg -S "$cand" 2>/dev/null | head -1)" || true
-    if [[ -n "$out" ]]; then echo "${out%%: *}" | cut -d: -f1 | cut -d, -f1; return 0; fi
-  done
+  printf '%s\n' "$path" "$real" "${path#/usr}" "/usr$path" "${real#/usr}" "/usr$real"
+}
+resolve_owners() {
+  local -a paths=() ; local p line pkg
+  for p in "$@"; do mapfile -t -O "${#paths[@]}" paths < <(candidates "$p"); done
+  while IFS= read -r line; do
+    [[ "$line" == *": /"* ]] || continue
+    pkg="${line%%: /*}"; p="/${line#*: /}"
+    pkg="${pkg%%,*}"; pkg="${pkg%%:*}"          # "libssl3:amd64" -> "libssl3"
+    OWNER["$p"]="$pkg"
+  done < <(dpkg -S "${paths[@]}" 2>/dev/null)
+}
+package_of() {
+  local c
+  while IFS= read -r c; do
+    [[ -n "${OWNER[$c]:-}" ]] && { echo "${OWNER[$c]}"; return 0; }
+  done < <(candidates "$1")
   return 1
 }
 
 LDD_OUT="$(ldd "$BINARY" 2>&1)" || { echo "check-image-libs: ldd $BINARY failed: $LDD_OUT" >&2; exit 2; }
+mapfile -t LIB_PATHS < <(sed -nE 's#.*=> (/[^ ]+) .*#\1#p; s#^[[:space:]]*(/[^ ]+) \(.*#\1#p' <<<"$LDD_OUT")
+resolve_owners "${LIB_PATHS[@]}"
 missing=0 unresolved=0
 while read -r line; do
   [[ -n "$line" ]] || continue
