@@ -475,3 +475,35 @@ def test_kustomize_bases_are_generated_from_the_chart(helm):
         out = subprocess.run(["kubectl", "kustomize", str(ROOT / "config" / base)], capture_output=True, text=True,
                              timeout=60)
         assert out.returncode == 0, (base, out.stderr)
+
+
+# --- helm install on kubex-sim -----------------------------------------------------------------------------------
+
+def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, sim_factory):
+    """`helm install` of both charts on kubex-sim (rbac.create=false: the sim serves no RBAC API; tests/conformance
+    installs the RBAC on a real kube-apiserver), then `helm upgrade --dry-run=server`: the upgrade renders the
+    Secret and caBundles of the installed release (lookup), not a new CA, so an upgrade never breaks TLS."""
+    sim = sim_factory()
+    kube = ["--kubeconfig", sim.kubeconfig]
+    res = run_helm(helm, "install", "kubex-crds", str(ROOT / "charts" / "kubex-crds"), *kube, "--wait",
+                   "--timeout", "60s")
+    assert res.returncode == 0, res.stderr
+    values = ["-f", str(SEED), "--set", "rbac.create=false"]
+    res = run_helm(helm, "install", RELEASE, str(CHART), *kube, "-n", NS, "--create-namespace", *values)
+    assert res.returncode == 0, res.stderr
+    assert "early pod mutation  000-kubex-mutating-webhook-configuration" in res.stdout  # NOTES
+    assert "WARNING: the rightsizing.kubex.ai/v1alpha1 CRDs were not found" not in res.stdout
+    secret = sim.kubectl_json("get", "secret", "-n", NS, f"{RELEASE}-webhook-server-cert")
+    early = sim.kubectl_json("get", "mutatingwebhookconfiguration", EARLY)
+    assert early["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
+    gc = sim.kubectl_json("get", "globalconfigurations.rightsizing.kubex.ai", "global-config")
+    assert gc["spec"]["webhookProbe"]["image"] == "kubex-automation-engine:0.1.0"
+    assert sim.kubectl_json("get", "deployment", "-n", NS, RELEASE)["spec"]["template"]["spec"][
+        "containers"][0]["args"][:2] == [f"--namespace={NS}", "--leader-elect=true"]
+    res = run_helm(helm, "upgrade", RELEASE, str(CHART), *kube, "-n", NS, *values, "--dry-run=server")
+    assert res.returncode == 0, res.stderr
+    manifest = res.stdout.split("MANIFEST:", 1)[1].split("NOTES:", 1)[0]
+    rendered = [d for d in yaml.safe_load_all(manifest) if d]
+    assert one(rendered, "Secret")["data"] == secret["data"]
+    for cfg in by_kind(rendered, "MutatingWebhookConfiguration").values():
+        assert cfg["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
