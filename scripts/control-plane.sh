@@ -143,10 +143,11 @@ cmd_up() {
       --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" --cert-dir "$pki" \
       --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" --client-ca-file "$pki/ca.crt" \
       --authorization-mode Node,RBAC --anonymous-auth=false \
-      --enable-admission-plugins "NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultTolerationSeconds,DefaultStorageClass,StorageObjectInUseProtection,PersistentVolumeClaimResize,RuntimeClass,CertificateApproval,CertificateSigning,ClusterTrustBundleAttest,CertificateSubjectRestriction,DefaultIngressClass,PodSecurity,Priority,TaintNodesByCondition,NodeRestriction,OwnerReferencesPermissionEnforcement,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota" \
+      --enable-admission-plugins "NamespaceLifecycle,LimitRanger,ServiceAccount,DefaultTolerationSeconds,DefaultStorageClass,StorageObjectInUseProtection,PersistentVolumeClaimResize,RuntimeClass,CertificateApproval,CertificateSigning,ClusterTrustBundleAttest,CertificateSubjectRestriction,DefaultIngressClass,PodSecurity,Priority,TaintNodesByCondition,NodeRestriction,MutatingAdmissionWebhook,ValidatingAdmissionPolicy,ValidatingAdmissionWebhook,ResourceQuota" \
       --service-account-issuer https://kubernetes.default.svc.cluster.local \
       --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-      --service-cluster-ip-range 10.0.0.0/24 --allow-privileged=true --profiling=false \
+      --service-cluster-ip-range 10.0.0.0/24 --endpoint-reconciler-type none \
+      --allow-privileged=true --profiling=false \
       --event-ttl 1h --v 1
   wait_until "$d" kube-apiserver 90 curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" \
       "$server/readyz"
@@ -158,9 +159,7 @@ cmd_up() {
   # lifecycle controller: the test's fake Node has no kubelet and must not be tainted unreachable.
   start "$d" kube-controller-manager "$bin/kube-controller-manager" \
       --kubeconfig "$d/controller-manager.kubeconfig" \
-      --authentication-kubeconfig "$d/controller-manager.kubeconfig" \
-      --authorization-kubeconfig "$d/controller-manager.kubeconfig" \
-      --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false --root-ca-file "$pki/ca.crt" \
+      --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false --root-ca-file "$pki/ca.crt" --use-service-account-credentials=true \
       --controllers "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,job-controller,cronjob-controller,garbage-collector-controller,disruption-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller" \
       --concurrent-gc-syncs 5 --v 1
   # Ready when its serviceaccount controller has created the default ServiceAccount (pods need it).
