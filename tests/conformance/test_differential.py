@@ -13,7 +13,13 @@ from conftest import GROUP, ROOT, Sim, crd_manifests, wait_for
 
 NS = "diff"
 # step name -> why kubex-sim differs on purpose (kept in docs/kubex-sim.md).
-KNOWN = {}
+KNOWN = {
+    "watch from a too-old resourceVersion":
+        "kube-apiserver v1.37's watch cache, while it has evicted no event yet, answers a watch from a version "
+        "older than its window with the current objects as ADDED events; it answers 410 Expired only once its "
+        "window has moved on (hundreds of events of one resource, or minutes). kubex-sim answers 410 at once "
+        "(issue 12 item 11) so that the engine's relist-on-410 path runs in every e2e test.",
+}
 
 
 class Api:
@@ -44,7 +50,9 @@ def reason(status, text):
         return ""
     if doc.get("type") == "ERROR":  # a watch's first event
         doc = doc.get("object", {})
-        return f"{doc.get('code')}/{doc.get('reason', '')}"
+        return f"ERROR {doc.get('code')}/{doc.get('reason', '')}"
+    if doc.get("type"):
+        return f"first event {doc['type']}"
     if doc.get("kind") == "Status":
         return doc.get("reason", "") or doc.get("status", "")
     return ""
@@ -99,14 +107,14 @@ def sequence(api):
     step("dryRun bad value", "POST", base, cm("dry"), query={"dryRun": "Some"})
     for i in range(3, 7):
         api.call("POST", base, cm(f"c{i}"))
-    status, text = step("list limit=2", "GET", base, query={"limit": "2"})
+    status, text = step("list limit=2", "GET", base, query={"limit": "2", "labelSelector": "diff=yes"})
     page = json.loads(text)
     cont = page["metadata"].get("continue", "")
     names = [i["metadata"]["name"] for i in page["items"]]
-    status, text = step("list continue", "GET", base, query={"limit": "2", "continue": cont})
+    status, text = step("list continue", "GET", base, query={"limit": "2", "labelSelector": "diff=yes", "continue": cont})
     names += [i["metadata"]["name"] for i in json.loads(text)["items"]]
     status, text = step("list last page", "GET", base,
-                        query={"limit": "10", "continue": json.loads(text)["metadata"].get("continue", "")})
+                        query={"limit": "10", "labelSelector": "diff=yes", "continue": json.loads(text)["metadata"].get("continue", "")})
     names += [i["metadata"]["name"] for i in json.loads(text)["items"]]
     assert names == ["c1", "c3", "c4", "c5", "c6"], names
     assert not json.loads(text)["metadata"].get("continue"), text

@@ -15,16 +15,14 @@ from conftest import (ENGINE_NS, ENGINE_SA, GROUP, HERE, ROOT, EngineProcess, fo
 
 CHART = ROOT / "charts" / "kubex-automation-engine"
 RELEASE = "kubex-automation-engine"
-# The seed's Helm values (GPU-Sharing-with-KAI: "Required Kubex webhook values").
-SEED_VALUES = {"webhook": {"podMutation": {"additionalWebhook": {"enabled": True}}}}
+# The seed's Helm values (GPU-Sharing-with-KAI: "Required Kubex webhook values"), as the chart ships them.
+SEED = CHART / "ci" / "seed-values.yaml"
 RBAC_KINDS = {"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}
 
 
 def chart_rbac(cp, tmp):
     """The ServiceAccount and RBAC objects of `helm template` of the engine chart with the seed's values."""
-    values = tmp / "seed-values.yaml"
-    values.write_text(yaml.safe_dump(SEED_VALUES))
-    out = cp.helm("template", RELEASE, str(CHART), "--namespace", ENGINE_NS, "-f", str(values)).stdout
+    out = cp.helm("template", RELEASE, str(CHART), "--namespace", ENGINE_NS, "-f", str(SEED)).stdout
     docs = [d for d in yaml.safe_load_all(out) if d and d.get("kind") in RBAC_KINDS]
     kinds = {d["kind"] for d in docs}
     assert {"ServiceAccount", "ClusterRole", "ClusterRoleBinding"} <= kinds, kinds
@@ -76,7 +74,8 @@ def env(crds, tmp_path_factory):
     cp.kubectl("apply", "-f", "-", input=json.dumps(QUEUE_CRD))
     wait_for(lambda: "queues" in cp.kubectl("api-resources", "--api-group=scheduling.run.ai", check=False).stdout,
              what="the Queue API served")
-    cp.kubectl("create", "namespace", ENGINE_NS)
+    if cp.kubectl("get", "namespace", ENGINE_NS, check=False).returncode != 0:
+        cp.kubectl("create", "namespace", ENGINE_NS)
     docs, sa = chart_rbac(cp, tmp)
     cp.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}))
     # --register-webhooks is a development flag (ENG-3): in clusters the chart renders the webhook configurations,
