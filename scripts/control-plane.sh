@@ -15,7 +15,13 @@ GO="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
 [ -x "$GO" ] || GO=/usr/local/go/bin/go
 CACHE_ROOT="${KUBEX_CP_CACHE:-$HOME/.cache/kubex-control-plane}"
 
-fail() { echo "control-plane: $1 failed: $2" >&2; exit 1; }
+UP_DIR=""
+# One line per failed step; a failed `up` stops what it had started.
+fail() {
+  echo "control-plane: $1 failed: $2" >&2
+  if [ -n "$UP_DIR" ]; then local d="$UP_DIR"; UP_DIR=""; cmd_down "$d" 2>/dev/null; fi
+  exit 1
+}
 
 key() {
   cat "$TOOLS/go.mod" "$TOOLS/go.sum" 2>/dev/null | sha256sum | cut -c1-16
@@ -111,6 +117,7 @@ cmd_up() {
   mkdir -p "$d" || fail up "cannot create $d"
   d="$(cd "$d" && pwd)"
   if alive "$d" kube-apiserver; then fail up "a control plane already runs in $d (control-plane.sh down $d)"; fi
+  UP_DIR="$d"
   local bin; bin="$(bindir)"
   warm || fail up "control plane not built: run scripts/control-plane.sh build"
   command -v openssl >/dev/null || fail up "openssl not found"
@@ -174,6 +181,7 @@ export KUBEX_CP_APISERVER="$server"
 export KUBEX_CP_CA="$pki/ca.crt"
 export KUBEX_CP_ETCD="http://127.0.0.1:$etcd_port"
 ENV
+  UP_DIR=""
   echo "control-plane: up apiserver=$server kubeconfig=$d/admin.kubeconfig" >&2
 }
 
