@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
 
-.PHONY: all setup configure build test unit e2e demo bench fuzz clean format layers
+.PHONY: all setup configure build test unit e2e conformance control-plane demo bench fuzz clean format layers
 
 all: build
 
@@ -30,6 +30,14 @@ unit:
 
 e2e:
 	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/e2e
+
+# The same engine against a real kube-apiserver + etcd + kube-controller-manager built from their Go modules
+# (tools/; scripts/control-plane.sh builds them once into ~/.cache/kubex-control-plane, keyed by tools/go.sum).
+control-plane:
+	scripts/control-plane.sh build
+
+conformance: build control-plane
+	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/conformance
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR) $(DEMO_ARGS)

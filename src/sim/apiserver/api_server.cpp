@@ -214,8 +214,17 @@ ApiResponse ApiServer::handle(const ApiRequest& req) {
     if (!r->namespaced && !ri->ns.empty() && ri->resource != "namespaces") {
       return ApiResponse::error(page_not_found());
     }
-    if (auto dr = req.param("dryRun"); dr && *dr != "All") {
-      return ApiResponse::error(bad_request("Invalid dry run value: \"" + *dr + "\", only \"All\" is supported"));
+    if (auto dr = req.param("dryRun"); dr && *dr != "All" && req.method != "GET") {
+      // Like kube-apiserver's Create/Update/Patch/DeleteOptions validation: 422 Invalid on the options kind
+      // (found by tests/conformance/test_differential.py). GET ignores dryRun.
+      const std::string kind = req.method == "POST"    ? "CreateOptions"
+                               : req.method == "PUT"   ? "UpdateOptions"
+                               : req.method == "PATCH" ? "PatchOptions"
+                                                       : "DeleteOptions";
+      const std::string detail = "Unsupported value: [\"" + *dr + "\"]: supported values: \"All\"";
+      return ApiResponse::error(ApiError{422, "Invalid", kind + ".meta.k8s.io \"\" is invalid: dryRun: " + detail, "",
+                                         "meta.k8s.io", kind,
+                                         {{"FieldValueNotSupported", "dryRun: " + detail, "dryRun"}}, 0});
     }
     if (auto fv = req.param("fieldValidation"); fv && *fv != "Strict" && *fv != "Warn" && *fv != "Ignore" && !fv->empty()) {
       return ApiResponse::error(bad_request("fieldValidation must be one of \"Ignore\", \"Warn\", or \"Strict\""));

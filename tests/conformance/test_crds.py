@@ -1,0 +1,59 @@
+"""API-1, API-2, VAL-4 on a real kube-apiserver: the CRDs of charts/kubex-crds as shipped, the seed's examples, and
+the invalid objects of tests/e2e/test_crd_messages.py (reused, not copied).
+
+Known failure (issue 16 finding, tracked by strict xfail so a fix turns it into a hard failure to remove): kube-
+apiserver v1.37 refuses the shipped CRDs - the root `metadata` carries a description; `quantity(...).sign()` is
+called as a member (kube declares `sign` as a global function); `.metadata.name` fieldPaths point at a property the
+schema does not declare; and the CEL rules' estimated cost exceeds the budget (unbounded strings/lists/maps, and
+`join()` over computed lists, whose result kube's estimator cannot bound). Until the generator is fixed the engine
+tests install the same CRDs without their CEL rules (conftest.crds_without_cel)."""
+import pytest
+
+import test_crd_messages as msgs
+from conftest import GROUP, ROOT, crd_manifests
+
+INVALID = [msgs.CLUSTER_STRATEGY, msgs.REACTIVE, msgs.STATIC, msgs.CONSOLIDATION, msgs.SINGLETONS, msgs.GLOBAL]
+IDS = ["strategy", "reactive", "static", "consolidation", "singleton", "global-config"]
+SHIPPED_CRDS_REFUSED = ("kube-apiserver refuses the shipped CRDs (metadata description, member sign(), "
+                        "undeclared fieldPath, CEL cost budget); see the module docstring")
+
+
+@pytest.mark.xfail(strict=True, reason=SHIPPED_CRDS_REFUSED)
+def test_shipped_crds_are_accepted_by_kube_apiserver(cp):  # API-1, API-2
+    res = cp.kubectl("apply", "--server-side", "--dry-run=server", "-f", "-", input=crd_manifests(), check=False,
+                     timeout=300)
+    refused = [l[:300] for l in res.stderr.splitlines() if l.startswith("Error from server")]
+    assert res.returncode == 0 and not refused, "\n".join(refused)
+
+
+def test_crds_are_established_and_served(crds):  # API-1
+    resources = crds.kubectl("api-resources", f"--api-group={GROUP}", "-o", "name").stdout.split()
+    assert len(resources) == 11, resources
+    crd = crds.kubectl_json("get", "crd", f"clustergpureactivepolicies.{GROUP}")
+    assert [v["name"] for v in crd["spec"]["versions"]] == ["v1alpha1"]
+    assert "status" in crd["spec"]["versions"][0]["subresources"]
+
+
+def test_seed_examples_are_accepted(crds):  # API-2: the schema refuses only what the validator refuses
+    for f in ("kai-gpu-sharing.yaml", "gpu-consolidation.yaml"):
+        res = crds.kubectl("apply", "--dry-run=server", "-f", str(ROOT / "examples" / f))
+        assert "created" in res.stdout or "configured" in res.stdout or "unchanged" in res.stdout, res.stdout
+
+
+def dry_run_apply_lines(cp, text):
+    """msgs.apply_lines with --dry-run=server: nothing invalid is stored when the schema lets it through."""
+    class DryRun:
+        def kubectl(self, *args, **kw):
+            return cp.kubectl(*args, "--dry-run=server", **kw)
+    return msgs.apply_lines(DryRun(), text)
+
+
+@pytest.mark.xfail(strict=True, reason=SHIPPED_CRDS_REFUSED + "; without the CEL rules nothing refuses them")
+@pytest.mark.parametrize("text", INVALID, ids=IDS)
+def test_real_apiserver_refuses_invalid_objects_without_the_webhook(crds, tmp_path, text):  # API-2, VAL-4
+    # Runs before test_engine.py registers any webhook: only the CRD schema answers.
+    assert crds.kubectl("get", "validatingwebhookconfigurations", "-o", "name").stdout.strip() == ""
+    errors = msgs.validator_errors(tmp_path, text)
+    out, lines = dry_run_apply_lines(crds, text)
+    assert msgs.NOISE not in out and "<nil>" not in out, out
+    assert msgs.unmatched(errors, lines) == [], out
