@@ -21,8 +21,9 @@ configure: setup $(BUILD_DIR)/build.ninja
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# Unit tests (GoogleTest via CTest), then end-to-end tests (pytest + real kubectl/Python client/Prometheus).
-test: build
+# Unit tests (GoogleTest via CTest), then end-to-end tests (pytest + real kubectl/Python client/Prometheus, and
+# the real helm the chart tests need: built once by scripts/control-plane.sh, like the conformance components).
+test: build control-plane
 	$(MAKE) --no-print-directory unit e2e
 
 unit:
