@@ -4,29 +4,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "sim/cluster/json_fields.h"
+
 namespace kubex::sim::demo {
 
 using nlohmann::json;
 
 namespace {
 
-const json& member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-
-std::string str(const json& obj, const char* key) {
-  const json& v = member(obj, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
-const json& items(const json& list) {
-  static const json kEmpty = json::array();
-  const json& v = member(list, "items");
-  return v.is_array() ? v : kEmpty;
-}
+const json& member(const json& obj, const char* key) { return cluster::json_at(obj, key); }
+std::string str(const json& obj, const char* key) { return cluster::json_str(obj, key); }
+const json& items(const json& list) { return cluster::json_array_at(list, "items"); }
 
 // The event's time: lastTimestamp, else eventTime, else creationTimestamp (RFC3339 sorts as text).
 std::string event_time(const json& e) {
