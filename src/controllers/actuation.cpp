@@ -15,65 +15,33 @@ namespace {
 
 namespace da = decide::actuation;
 
-kube::ControllerOptions controller_options(const ActuationOptions& o) {
-  kube::ControllerOptions c;
-  c.metrics = o.metrics;
-  c.clock = o.clock;
-  return c;
-}
-
-const common::Clock& clock_of(const ActuationOptions& o) {
-  return o.clock ? *o.clock : common::RealClock::instance();
-}
-
 }  // namespace
 
 ActuationController::ActuationController(ActuationDeps deps, ActuationOptions options)
-    : deps_(std::move(deps)),
-      options_(options),
-      controller_(
-          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_)) {}
+    : WorkloadController(kName, std::move(deps.facts), options.clock, options.metrics),
+      deps_(std::move(deps)),
+      options_(options) {}
 
 ActuationController::~ActuationController() {
   stop();
 }
 
-void ActuationController::start() {
-  controller_.start();
-  controller_.enqueue(kAll);
-}
-
-void ActuationController::stop() {
-  controller_.stop();
-}
-
-void ActuationController::pod_changed(const api::PodView& pod) {
-  std::string key = deps_.facts->workload_key_of(pod);
-  if (!key.empty()) controller_.enqueue(key);
-}
-
-kube::ReconcileOutcome ActuationController::reconcile(const std::string& key) {
-  if (key != kAll) return reconcile_workload(key);
-  for (const auto& w : deps_.facts->workloads()) controller_.enqueue(observe::workload_key(*w));
-  return kube::ReconcileResult{false, std::chrono::minutes(5)};
-}
-
 kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string& key) {
-  std::optional<WorkloadContext> w = read_workload(*deps_.facts, *deps_.catalog, key);
+  std::optional<WorkloadContext> w = read_workload(facts(), *deps_.catalog, key);
   if (!w || !w->match.managed || w->match.on_hold) {  // gone; RBK-4 hold; leaving management is RBK-2's
     memory_.erase(key);
     return kube::ReconcileResult{};
   }
-  auto tmpl = deps_.facts->pod_template(*w->view);
+  auto tmpl = facts().pod_template(*w->view);
   if (!tmpl) return kube::ReconcileResult{false, std::chrono::minutes(1)};
 
-  const common::TimePoint now = clock_of(options_).now();
+  const common::TimePoint now = this->now();
   decide::AdmissionDecision d = desired_decision(*w, *tmpl, now, options_.dry_run);  // ACT-1
   da::Input in;
   in.now = now;
   if (d.result != decide::AdmissionResult::kSkipped) in.desired = d.allocation;
   in.settings = settings_for(*w, d.summary.strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
-  in.workload = workload_facts(*w, deps_.facts->pods(*w->view));
+  in.workload = workload_facts(*w, facts().pods(*w->view));
   EvictionMemory memory = memory_.get(key);
   in.guard = memory.guard;
   in.last_eviction = memory.last_eviction;

@@ -12,19 +12,15 @@
 // workload that leaves management (RBK-1…3) are the `rollback` controller's (controllers/rollback.h).
 #pragma once
 
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "controllers/eviction_run.h"
+#include "controllers/workload_controller.h"
 #include "decide/actuation/actuation.h"
-#include "kube/runtime/controller.h"
-#include "kube/runtime/runnable.h"
 #include "observe/actuation.h"
 
 namespace kubex::kube {
@@ -58,31 +54,18 @@ struct ActuationOptions {
   kube::Metrics* metrics = nullptr;      // may be null
 };
 
-class ActuationController final : public kube::Runnable {
+class ActuationController final : public WorkloadController {
  public:
   static constexpr const char* kName = "actuation";
   ActuationController(ActuationDeps deps, ActuationOptions options = {});
   ~ActuationController() override;
 
-  const std::string& name() const override { return controller_.name(); }
-  void start() override;
-  void stop() override;
-
-  // Event hooks (the engine's informers).
-  void workload_changed(const std::string& key) { controller_.enqueue(key); }
-  void pod_changed(const api::PodView& pod);
-  void all_changed() { controller_.enqueue(kAll); }
-
-  kube::ReconcileOutcome reconcile(const std::string& key);
-
  private:
-  static constexpr const char* kAll = "~all";
-  kube::ReconcileOutcome reconcile_workload(const std::string& key);
+  kube::ReconcileOutcome reconcile_workload(const std::string& key) override;
 
   ActuationDeps deps_;
   ActuationOptions options_;
   common::Logger log_{"controller.actuation"};
-  kube::Controller controller_;
   EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key
 };
 

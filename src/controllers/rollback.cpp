@@ -22,17 +22,6 @@ namespace {
 namespace da = decide::actuation;
 using namespace std::chrono_literals;
 
-kube::ControllerOptions controller_options(const RollbackOptions& o) {
-  kube::ControllerOptions c;
-  c.metrics = o.metrics;
-  c.clock = o.clock;
-  return c;
-}
-
-const common::Clock& clock_of(const RollbackOptions& o) {
-  return o.clock ? *o.clock : common::RealClock::instance();
-}
-
 std::optional<std::string> annotation_of(const api::WorkloadView& w, std::string_view key) {
   if (const auto* v = w.annotation(key)) return v->str();
   return std::nullopt;
@@ -56,33 +45,12 @@ void log_state(const common::Logger& log, const WorkloadContext& w, const std::s
 }  // namespace
 
 RollbackController::RollbackController(RollbackDeps deps, RollbackOptions options)
-    : deps_(std::move(deps)),
-      options_(options),
-      controller_(
-          kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_)) {}
+    : WorkloadController(kName, std::move(deps.facts), options.clock, options.metrics),
+      deps_(std::move(deps)),
+      options_(options) {}
 
 RollbackController::~RollbackController() {
   stop();
-}
-
-void RollbackController::start() {
-  controller_.start();
-  controller_.enqueue(kAll);
-}
-
-void RollbackController::stop() {
-  controller_.stop();
-}
-
-void RollbackController::pod_changed(const api::PodView& pod) {
-  std::string key = deps_.facts->workload_key_of(pod);
-  if (!key.empty()) controller_.enqueue(key);
-}
-
-kube::ReconcileOutcome RollbackController::reconcile(const std::string& key) {
-  if (key != kAll) return reconcile_workload(key);
-  for (const auto& w : deps_.facts->workloads()) controller_.enqueue(observe::workload_key(*w));
-  return kube::ReconcileResult{false, std::chrono::minutes(5)};
 }
 
 void RollbackController::owner_event(const WorkloadContext& w, const char* reason, const std::string& message) {
@@ -93,14 +61,14 @@ void RollbackController::owner_event(const WorkloadContext& w, const char* reaso
 }
 
 kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string& key) {
-  std::optional<WorkloadContext> w = read_workload(*deps_.facts, *deps_.catalog, key);
+  std::optional<WorkloadContext> w = read_workload(facts(), *deps_.catalog, key);
   if (!w) {
     memory_.erase(key);
     return kube::ReconcileResult{};
   }
-  const common::TimePoint now = clock_of(options_).now();
+  const common::TimePoint now = this->now();
   const api::WorkloadView& view = *w->view;
-  std::vector<da::PodFacts> pods = deps_.facts->pods(view);
+  std::vector<da::PodFacts> pods = facts().pods(view);
 
   da::RollbackInput in;
   in.managed = w->match.managed;
@@ -109,11 +77,11 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
   in.state_text = annotation_of(view, api::keys::kRollbackState);
   if (!in.managed && !in.state_text) return kube::ReconcileResult{};  // never managed, or rolled back
   if (in.managed && !in.on_hold) {
-    if (auto tmpl = deps_.facts->pod_template(view)) {
+    if (auto tmpl = facts().pod_template(view)) {
       in.strategy = desired_decision(*w, *tmpl, now, options_.dry_run).summary.strategy;  // SEL-9
     }
   }
-  if (auto source = deps_.facts->original(view)) in.initial = da::initial_state(in.strategy, *source);
+  if (auto source = facts().original(view)) in.initial = da::initial_state(in.strategy, *source);
   for (const auto& [k, v] : view.annotations) in.owner_annotation_keys.push_back(k.str());
   for (const da::PodFacts& p : pods) {
     if (p.controller_owned && !p.finished() && p.has_rightsizing_info()) in.pods_with_rightsizing_info.push_back(p.name);
@@ -180,7 +148,7 @@ da::Result RollbackController::roll_pods(const std::string& key, const WorkloadC
   in.purpose = da::Purpose::kRollback;
   in.now = now;
   in.settings = settings_for(w, strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
-  in.workload = workload_facts(w, deps_.facts->pods(*w.view));
+  in.workload = workload_facts(w, facts().pods(*w.view));
   EvictionMemory memory = memory_.get(key);
   in.pdb_blocked = memory.pdb_blocked;
   in.last_eviction = memory.last_eviction;

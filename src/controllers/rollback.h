@@ -14,8 +14,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "controllers/eviction_run.h"
-#include "kube/runtime/controller.h"
-#include "kube/runtime/runnable.h"
+#include "controllers/workload_controller.h"
 #include "observe/actuation.h"
 
 namespace kubex::kube {
@@ -48,25 +47,14 @@ struct RollbackOptions {
   kube::Metrics* metrics = nullptr;      // may be null
 };
 
-class RollbackController final : public kube::Runnable {
+class RollbackController final : public WorkloadController {
  public:
   static constexpr const char* kName = "rollback";
   RollbackController(RollbackDeps deps, RollbackOptions options = {});
   ~RollbackController() override;
 
-  const std::string& name() const override { return controller_.name(); }
-  void start() override;
-  void stop() override;
-
-  void workload_changed(const std::string& key) { controller_.enqueue(key); }
-  void pod_changed(const api::PodView& pod);
-  void all_changed() { controller_.enqueue(kAll); }
-
-  kube::ReconcileOutcome reconcile(const std::string& key);
-
  private:
-  static constexpr const char* kAll = "~all";
-  kube::ReconcileOutcome reconcile_workload(const std::string& key);
+  kube::ReconcileOutcome reconcile_workload(const std::string& key) override;
   // RBK-2 (2): the pods still carrying pod-rightsizing-info go through ACT-2…ACT-5.
   decide::actuation::Result roll_pods(const std::string& key, const WorkloadContext& w, const std::string& strategy,
                                       common::TimePoint now, common::Duration& requeue);
@@ -75,7 +63,6 @@ class RollbackController final : public kube::Runnable {
   RollbackDeps deps_;
   RollbackOptions options_;
   common::Logger log_{"controller.rollback"};
-  kube::Controller controller_;
   EvictionMemories memory_;  // ACT-5 memory of the rollback evictions, by workload key
 };
 
