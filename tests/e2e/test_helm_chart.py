@@ -261,7 +261,7 @@ def test_rbac_is_hlm2_and_least_privilege(default):
         ("kubeai.org", "models", ["get", "list", "watch", "patch"]),
         ("argoproj.io", "rollouts", ["patch"]), ("argoproj.io", "analysisruns", ["patch"]),
         ("scheduling.run.ai", "queues", ["get", "list", "create"]), ("", "events", ["create"]),
-        ("", "configmaps", ["get", "watch"]), ("policy", "poddisruptionbudgets", ["list"]),
+        ("", "configmaps", ["get", "watch"]), ("policy", "poddisruptionbudgets", ["list", "watch"]),
         ("rightsizing.kubex.ai", "gpuconsolidationpolicies/finalizers", ["update"]),
         ("rightsizing.kubex.ai", "globalconfigurations/status", ["update"]),
         ("rightsizing.kubex.ai", "policyevaluations", ["create", "watch"]),
