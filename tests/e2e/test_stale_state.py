@@ -95,8 +95,9 @@ def test_inert_kinds_say_what_this_engine_does(sim_factory):  # OBS-1, issue 12 
 
         available = wait_for(lambda: cond("gpuconsolidationpolicies", "pool-a", "Available"), timeout=30,
                              what=f"Available on the consolidation policy; engine:\n{eng.output()}")
-        assert (available["status"], available["reason"]) == ("Unknown", "NotEvaluated"), available
-        assert "does not evaluate GPU consolidation" in available["message"]
+        # Consolidation now runs (issue 17): a valid policy whose selector matches no node says so (CON-1).
+        assert (available["status"], available["reason"]) == ("False", "NoMatchingNodeSelector"), available
+        assert available["message"] == "no node matches spec.nodeSelector", available
         ready = wait_for(lambda: (c := cond("clustergpureactivepolicies", "react", "Ready")) and
                          c["status"] == "True" and c, timeout=30, what="Ready on the reactive policy")
         assert ready["reason"] == "Reconciled"

@@ -49,8 +49,8 @@ ConditionState valid_condition(const Verdict& v) {
 ConditionState consolidation_condition(const Verdict& v) {
   if (!v.valid) return {kCondAvailable, "False", v.reason(), v.message};
   return {kCondAvailable, "Unknown", kReasonNotEvaluated,
-          "the policy is valid, but this engine version does not evaluate GPU consolidation yet: it taints "
-          "and drains no node, and the pool status fields stay unset"};
+          "the policy is valid; the consolidation controller has not evaluated it yet (it does every "
+          "spec.requeueAfter on the leader)"};
 }
 
 bool is_validation_condition(const ConditionState& c) {

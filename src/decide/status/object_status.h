@@ -65,9 +65,8 @@ Verdict singleton_verdict(const api::ValidationReport& report, const std::string
 ConditionState valid_condition(const Verdict& v);
 
 // GpuConsolidationPolicy (CON-11): `Available=False` with InvalidContract/InvalidSpec for an invalid
-// object. A valid one gets `Available=Unknown/NotEvaluated` saying that this engine version does not
-// consolidate: a resource that does nothing says so (issue 12); the consolidation controller owns Available
-// once it exists.
+// object. A valid one gets `Available=Unknown/NotEvaluated` until the consolidation controller, which owns
+// Available from its first pass on, has evaluated it.
 ConditionState consolidation_condition(const Verdict& v);
 // True for an `Available` condition that validation writes (InvalidSpec, InvalidContract, NotEvaluated):
 // validation may replace it. Any other Available is the consolidation controller's and is left alone.

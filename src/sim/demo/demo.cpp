@@ -458,6 +458,7 @@ std::optional<int> Demo::watch_consolidation() {
   json d = apply.get(deploy);
   if (d.is_object() && d.contains("spec")) {
     d["spec"]["replicas"] = 1;
+    d["metadata"].erase("resourceVersion");  // Applier::apply creates first, then updates at the current version
     if (auto r = apply.apply(d); !r) return give_up("scaling chat-vllm in", r.error().str(), "");
   }
   const std::string* text = embedded("examples/gpu-consolidation.yaml");

@@ -78,7 +78,7 @@ TEST(ConsolidationCondition, InvalidOrNotEvaluated) {
   EXPECT_EQ(ok.type, "Available");
   EXPECT_EQ(ok.status, "Unknown");
   EXPECT_EQ(ok.reason, "NotEvaluated");
-  EXPECT_NE(ok.message.find("does not evaluate GPU consolidation"), std::string::npos) << ok.message;
+  EXPECT_NE(ok.message.find("has not evaluated it yet"), std::string::npos) << ok.message;
 
   EXPECT_TRUE(is_validation_condition({"Available", "False", "InvalidSpec", "x"}));
   EXPECT_TRUE(is_validation_condition({"Available", "False", "InvalidContract", "x"}));
