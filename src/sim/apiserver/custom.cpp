@@ -62,6 +62,34 @@ std::shared_ptr<const StructuralSchema> compile_schema(const json& version, cons
 
 }  // namespace
 
+// kube-apiserver (apiextensions validation): the root `metadata` schema may hold only `type: object` and the
+// `name`/`generateName` properties; anything else (a description included) refuses the CRD.
+static void check_root_metadata(const json& root, std::vector<StatusCause>& out) {
+  if (!root.is_object() || !root.contains("properties") || !root["properties"].is_object() ||
+      !root["properties"].contains("metadata")) {
+    return;
+  }
+  const json& m = root["properties"]["metadata"];
+  bool ok = m.is_object();
+  for (auto it = ok ? m.begin() : json::const_iterator(); ok && it != m.end(); ++it) {
+    if (it.key() == "type") {
+      ok = it.value() == "object";
+    } else if (it.key() == "properties" && it.value().is_object()) {
+      for (auto p = it.value().begin(); ok && p != it.value().end(); ++p)
+        ok = p.key() == "name" || p.key() == "generateName";
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    const std::string field = "spec.validation.openAPIV3Schema.properties[metadata]";
+    out.push_back({"FieldValueForbidden",
+                   field + ": Forbidden: must not specify anything other than name and generateName, but metadata "
+                           "is implicitly specified",
+                   field});
+  }
+}
+
 std::vector<StatusCause> validate_crd(const json& crd, const json* old) {
   std::vector<StatusCause> out;
   const json empty = json::object();
@@ -113,6 +141,7 @@ std::vector<StatusCause> validate_crd(const json& crd, const json* old) {
     if (!v.contains("schema") || !v["schema"].contains("openAPIV3Schema")) {
       out.push_back(required(p + ".schema.openAPIV3Schema", "schemas are required"));
     } else if (compile_schema(v, p, &out)) {
+      check_root_metadata(v["schema"]["openAPIV3Schema"], out);
       check_schema_rules(v["schema"]["openAPIV3Schema"], p + ".schema.openAPIV3Schema", out);
     }
   }
