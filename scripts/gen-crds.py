@@ -75,7 +75,8 @@ MESSAGE_TERMS = 8
 # has its own limit (VAL-4 "must have at most 7 items", "must be at most 64 characters") the bound is larger
 # than that limit, so realistic violations still get the validator's message from the CEL rule; only objects
 # beyond the bound get Kubernetes' own "Too long"/"Too many" (docs/kubex-sim.md "Differences from
-# kube-apiserver").
+# kube-apiserver"). The validator checks the same bounds (src/api/defaults.cpp bounds_table; the parity test
+# compares it with the schemas): "must be at most N characters", "must have at most N items"/"entries".
 MAX_STRING = 256        # names, labels, kinds, metric names, enum values
 MAX_DURATION = 64       # Go durations
 MAX_QUANTITY = 64       # quantities (strings)
@@ -360,7 +361,7 @@ def conditions():
             "message": status_string("Human-readable details of the last transition.", maxLength=32768),
             "observedGeneration": int64("The metadata.generation the condition was computed from.", minimum=0),
             "lastTransitionTime": timestamp("When the condition last changed status."),
-        }, schema_required=["type", "status"]),
+        }, schema_required=["type", "status"]), bound=None,
         **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]})
 
 
