@@ -51,3 +51,18 @@ def test_real_apiserver_refuses_invalid_objects_without_the_webhook(crds, tmp_pa
     out, lines = dry_run_apply_lines(crds, text)
     assert msgs.NOISE not in out and "<nil>" not in out, out
     assert msgs.unmatched(errors, lines) == [], out
+
+
+def test_real_apiserver_refuses_objects_beyond_a_bound(crds, tmp_path):  # issue 16, gen-crds.py BOUNDS
+    # The maxItems kube-apiserver's CEL cost estimate needs: Kubernetes' own wording on the schema side, the
+    # validator's "must have at most 64 items" on the same path (docs/kubex-sim.md "Differences from
+    # kube-apiserver").
+    kinds = ", ".join(["Deployment"] * 65)
+    text = ("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: StaticPolicy\nmetadata: {name: bound, namespace: default}\n"
+            f"spec:\n  automationStrategyRef: {{name: s}}\n  scope: {{workloadTypes: [{kinds}]}}\n")
+    f = tmp_path / "bound.yaml"
+    f.write_text(text)
+    res = msgs.subprocess.run([msgs.KUBEX, "validate", "-f", str(f)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "spec.scope.workloadTypes: must have at most 64 items" in res.stderr, res.stderr
+    out, lines = dry_run_apply_lines(crds, text)
+    assert ("spec.scope.workloadTypes", "Too many: 65: must have at most 64 items") in lines, out

@@ -208,3 +208,17 @@ def test_a_fixed_object_is_accepted(crds):  # API-2: the schema refuses only wha
     assert res.returncode == 0, res.stderr
     crds.kubectl("apply", "-f", "-", input=fixed)
     crds.kubectl("delete", f"staticpolicies.{GROUP}", "msg-static", "-n", "default")
+
+
+def test_an_object_beyond_a_schema_bound_is_refused_by_both(crds, tmp_path):  # issue 16, gen-crds.py BOUNDS
+    # Kubernetes' wording on the schema side (as kube-apiserver: tests/conformance/test_crds.py), the
+    # validator's on the same path; docs/kubex-sim.md "Differences from kube-apiserver".
+    kinds = ", ".join(["Deployment"] * 65)
+    text = ("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: StaticPolicy\nmetadata: {name: bound, namespace: default}\n"
+            f"spec:\n  automationStrategyRef: {{name: s}}\n  scope: {{workloadTypes: [{kinds}]}}\n")
+    f = tmp_path / "bound.yaml"
+    f.write_text(text)
+    res = subprocess.run([KUBEX, "validate", "-f", str(f)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "spec.scope.workloadTypes: must have at most 64 items" in res.stderr, res.stderr
+    out, lines = apply_lines(crds, text)
+    assert ("spec.scope.workloadTypes", "Too many: 65: must have at most 64 items") in lines, out
