@@ -66,3 +66,10 @@ def test_real_apiserver_refuses_objects_beyond_a_bound(crds, tmp_path):  # issue
     assert res.returncode == 1 and "spec.scope.workloadTypes: must have at most 64 items" in res.stderr, res.stderr
     out, lines = dry_run_apply_lines(crds, text)
     assert ("spec.scope.workloadTypes", "Too many: 65: must have at most 64 items") in lines, out
+
+
+def test_real_apiserver_container_map_message_names_8_errors(crds, tmp_path):  # gen-crds.py MESSAGE_TERMS
+    errors = [(p, m) for p, m in msgs.validator_errors(tmp_path, msgs.MANY_ERRORS) if p.startswith("spec.resources")]
+    assert len(errors) == 9, errors
+    out, lines = dry_run_apply_lines(crds, msgs.MANY_ERRORS)
+    assert set(msgs.many_errors_line(lines)) <= {f"{p}: {m}" for p, m in errors}, out  # any 8: map order
