@@ -660,6 +660,19 @@ TEST(CelCheckRules, RootMetadataSchemaHoldsOnlyTypeAndName) {
   EXPECT_TRUE(custom::validate_crd(
                   crd_with({{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}), nullptr)
                   .empty());
+  // kube-apiserver: a rule's fieldPath must name a declared property (`.metadata.name` needs metadata.name).
+  auto with_rule = [&](const json& metadata) {
+    json crd = crd_with(metadata);
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = json::parse(
+        R"([{"rule": "self.metadata.name == 'x'", "fieldPath": ".metadata.name"}])");
+    return custom::validate_crd(crd, nullptr);
+  };
+  EXPECT_TRUE(with_rule({{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}).empty());
+  auto undeclared = with_rule({{"type", "object"}});
+  ASSERT_EQ(undeclared.size(), 1u);
+  EXPECT_EQ(undeclared[0].message,
+            "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: "
+            "\".metadata.name\": must be a valid path");
   auto out = custom::validate_crd(crd_with({{"type", "object"}, {"description", "Standard metadata."}}), nullptr);
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].message,
