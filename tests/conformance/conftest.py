@@ -163,7 +163,9 @@ def free_port():
 
 
 def forbidden_lines(engine):
-    """Engine log lines that mention an HTTP 403 (a missing RBAC permission)."""
+    """Engine log lines that mention an HTTP 403 (a missing RBAC permission). A 403 is a number of its own, not
+    part of a timestamp's milliseconds (`07:30:17.403Z`) or of another number."""
+    import re
     with engine.lock:
         raw = list(engine.raw)
-    return [l for l in raw if "403" in l or "forbidden" in l.lower()]
+    return [l for l in raw if re.search(r"(?<![\w.])403(?![\w.])", l) or "forbidden" in l.lower()]
