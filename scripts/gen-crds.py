@@ -39,9 +39,16 @@ NO_EFFECT = " Accepted for compatibility; it has no effect in this engine (setti
             "an admission warning)."
 INT32_MIN, INT32_MAX = -2147483648, 2147483647
 QUANTITY_KEYS = ["cpu", "memory", "gpu"]
-# List positions a rule on a whole list can name in its message (duplicates): CEL has no range(); lists this
-# long are far beyond any real object, and the rule itself checks every position.
+# List positions a rule on a whole list can name in its message (duplicates): CEL has no range(). Lists are
+# at most MAX_LIST long (BOUNDS), so every position is covered.
 INDEXES = "[" + ", ".join(str(i) for i in range(64)) + "]"
+# The same positions as strings: kube's estimator cannot bound string(int), it can bound a literal's item.
+INDEX_TEXTS = "[" + ", ".join(f"'{i}'" for i in range(64)) + "]"
+# How many errors one messageExpression lists (below a container map: per container, and containers). kube's
+# cost estimator cannot bound join() over a computed list, so messages concatenate the first MESSAGE_TERMS
+# items term by term; further errors are left out of the message (the rule still refuses the object, and the
+# validating webhook reports them all).
+MESSAGE_TERMS = 8
 
 # How the spec schemas report errors (API-2, VAL-4; docs/status-and-events.md "Validation errors").
 #
@@ -49,16 +56,35 @@ INDEXES = "[" + ", ".join(str(i) for i in range(64)) + "]"
 # text and whose reason is FieldValueForbidden (FieldValueRequired for "required"), so that kube-apiserver
 # prints `<validator path>: Forbidden: <validator message>` - not the OpenAPI wording, and not the
 # `Invalid value: "object":` form. The spec schemas therefore use no `enum`, `pattern`, `required`,
-# `minimum`/`maximum`, `minLength`/`maxLength`, `minItems`/`maxItems`, `format: int32` or list-type keys:
+# `minimum`/`maximum`, `minLength`, `minItems`, `format: int32` or list-type keys:
 #  * their wording differs from VAL-4 ("in body should be greater than or equal to 1", a regex dump), and
 #  * kube-apiserver skips every CEL rule when an enum, required, maxLength, maxItems/maxProperties or type
 #    error exists (printing `<nil>: Invalid value: null: some validation rules were not checked ...`), so
 #    cross-field errors would only show on a second apply.
-# Only `type` errors still block the rules; they cannot be expressed otherwise.
+# The exception is maxLength/maxItems/maxProperties (BOUNDS below): kube-apiserver's CEL cost estimate needs
+# them, and they are set above any limit the validator reports, so they only fire for absurd objects.
+# Only `type` errors (and those bounds) still block the rules.
 # CEL reports an error at the path of the node its rule is attached to (plus `fieldPath`), and it renders map
 # keys as `containers[app]`; checks below a map (container names) are therefore one rule on the map itself
 # whose message lists each failure as `<validator path>: <message>`, joined with "; " like VAL-1.
 # The status schemas are written by the engine and keep the plain OpenAPI keywords.
+
+# BOUNDS. kube-apiserver refuses a CRD whose CEL rules' estimated cost exceeds its budget, and it estimates
+# from the schema only: a string, list or map without maxLength/maxItems/maxProperties counts as large as a
+# whole request. So every spec string, list and map a rule reads carries an OpenAPI bound. Where the validator
+# has its own limit (VAL-4 "must have at most 7 items", "must be at most 64 characters") the bound is larger
+# than that limit, so realistic violations still get the validator's message from the CEL rule; only objects
+# beyond the bound get Kubernetes' own "Too long"/"Too many" (docs/kubex-sim.md "Differences from
+# kube-apiserver"). The validator checks the same bounds (src/api/defaults.cpp bounds_table; the parity test
+# compares it with the schemas): "must be at most N characters", "must have at most N items"/"entries".
+MAX_STRING = 256        # names, labels, kinds, metric names, enum values
+MAX_DURATION = 64       # Go durations
+MAX_QUANTITY = 64       # quantities (strings)
+MAX_LABEL_KEY = 317     # a label key: 253-character prefix, '/', 63-character name
+MAX_URL = 2048
+MAX_LIST = 64           # selector expressions, values, workload types, precedence entries
+MAX_CONTAINERS = 64     # container-name maps
+MAX_RESOURCES = 8       # requests/limits maps
 
 FORBIDDEN = "FieldValueForbidden"
 REQUIRED = "FieldValueRequired"
@@ -109,6 +135,15 @@ def match_rule(regex, message, allow_empty=False):
     return rule(f"self == '' || {expr}" if allow_empty else expr, message)
 
 
+def first_terms(list_expr, var, n=MESSAGE_TERMS):
+    """The first `n` strings of the CEL list `list_expr` joined with "; " (items must be non-empty). The list
+    is bound to `var` through a one-item list's map() (kube-apiserver has no cel.bind) and read by index, whose
+    cost kube's estimator bounds, unlike join() on a computed list."""
+    terms = [f"(size({var}) > 0 ? {var}[0] : '')"] + [f"(size({var}) > {i} ? '; ' + {var}[{i}] : '')"
+                                                      for i in range(1, n)]
+    return f"[{list_expr}].map({var}, {' + '.join(terms)})[0]"
+
+
 def add_rules(node, rules):
     if rules:
         node.setdefault("x-kubernetes-validations", []).extend(rules)
@@ -121,9 +156,15 @@ def with_default(node, default):
     return node
 
 
-def string(desc, default=None, enum=None, rules=None, **kw):
-    """A spec string. `enum` becomes a CEL rule (VAL-4 wording); `kw` is only for status schemas."""
+def string(desc, default=None, enum=None, rules=None, max_length=None, **kw):
+    """A spec string. `enum` becomes a CEL rule (VAL-4 wording); `kw` is only for status schemas.
+    `max_length` (default: MAX_STRING for strings with an enum or rules) bounds the CEL cost estimate (see
+    BOUNDS)."""
     node = with_default({"type": "string", "description": desc, **kw}, default)
+    if max_length is None and (enum or rules):
+        max_length = MAX_STRING
+    if max_length is not None:
+        node["maxLength"] = max_length
     return add_rules(node, ([enum_rule(enum)] if enum else []) + list(rules or []))
 
 
@@ -177,8 +218,12 @@ def free_object(desc):
     return {"type": "object", "description": desc, "x-kubernetes-preserve-unknown-fields": True}
 
 
-def array(desc, items, default=None, max_items=None, rules=None, **kw):
+def array(desc, items, default=None, max_items=None, rules=None, bound=MAX_LIST, **kw):
+    """`max_items` is the validator's limit (a CEL rule, VAL-4 wording); `bound` the OpenAPI maxItems that
+    bounds the CEL cost (BOUNDS), larger than `max_items`."""
     node = with_default({"type": "array", "description": desc, "items": items, **kw}, default)
+    if bound is not None:
+        node["maxItems"] = max(bound, 2 * (max_items or 0))
     if max_items is not None:
         add_rules(node, [rule(f"size(self) <= {max_items}", f"must have at most {max_items} items")])
     return add_rules(node, rules)
@@ -203,7 +248,7 @@ def duration(desc, default, minimum=None, minimum_text=None, extra_rules=()):
     text = desc + " A Go duration such as `90s`, `1m30s` or `1h`."
     if default is not None:
         text += f" Default: `{default}`."
-    return add_rules(string(text, default), rules)
+    return add_rules(string(text, default, max_length=MAX_DURATION), rules)
 
 
 def duration_rule(expr, message):
@@ -217,13 +262,14 @@ def is_qty(v):
 
 
 def qty_sign(v):
-    return f"quantity(string({v})).sign()"
+    # kube's quantity library declares sign() as a global function; kube-apiserver refuses `.sign()`.
+    return f"sign(quantity(string({v})))"
 
 
 def quantity(desc):
     """An int-or-string Kubernetes quantity (GPU-3). Its checks are on the enclosing object (bounds_checks,
     static_checks), so that the ones below container-name maps can name the validator's path."""
-    return {"x-kubernetes-int-or-string": True,
+    return {"x-kubernetes-int-or-string": True, "maxLength": MAX_QUANTITY,
             "description": desc + " A Kubernetes quantity: a whole number (`1`, `4`) or a quoted string (`\"0.25\"`, "
                                   "`\"500m\"`, `\"2Gi\"`). Decimals must be quoted in YAML."}
 
@@ -261,8 +307,9 @@ def map_rule(path, checks_of, what):
         after_key = "" if suffix == "''" else f" + {suffix}"
         return f"{cel_str(path + '.')} + k{after_key} + {cel_str(': ' + msg)}"
     parts = " + ".join(f"({bad} ? [{entry(suffix, msg)}] : [])" for bad, suffix, msg in checks)
+    per_key = first_terms(parts, "e", len(checks))
     return rule(f"self.all(k, {ok})", f"invalid {what}",
-                message_expression=f"self.map(k, ({parts}).join('; ')).filter(m, m != '').join('; ')")
+                message_expression=first_terms(f"self.map(k, {per_key}).filter(m, m != '')", "l"))
 
 
 def gate_entry_checks(entry, key):
@@ -295,6 +342,7 @@ def gates(resource, usage, up, down, unspec):
         "type": "object",
         "description": f"Per-container {what} bounds, keyed by container name. A container entry overrides the "
                        "floor/ceiling above for that container.",
+        "maxProperties": MAX_CONTAINERS,
         "additionalProperties": obj(f"The {what} bounds of one container.", bounds_props(resource)),
         "x-kubernetes-validations": [map_rule(path + ".containers", gate_entry_checks, "container bounds")],
     }
@@ -313,7 +361,7 @@ def conditions():
             "message": status_string("Human-readable details of the last transition.", maxLength=32768),
             "observedGeneration": int64("The metadata.generation the condition was computed from.", minimum=0),
             "lastTransitionTime": timestamp("When the condition last changed status."),
-        }, schema_required=["type", "status"]),
+        }, schema_required=["type", "status"]), bound=None,
         **{"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["type"]})
 
 
@@ -335,9 +383,9 @@ def label_selector(desc, wildcards):
     if wildcards:
         values_desc += " `In`/`NotIn` values may contain shell-style `*` wildcards (`nvidia-*`)."
     expression = obj("One requirement: key, operator and values.", {
-        "key": string("The label key the requirement applies to."),
+        "key": string("The label key the requirement applies to.", max_length=MAX_LABEL_KEY),
         "operator": string("`In`, `NotIn`, `Exists` or `DoesNotExist`.", enum=SELECTOR_OPERATORS),
-        "values": array(values_desc, {"type": "string", "description": "One label value."}),
+        "values": array(values_desc, {"type": "string", "description": "One label value.", "maxLength": MAX_STRING}),
     }, rules=[
         required_rule("key", nonempty=True),
         required_rule("operator", nonempty=True),
@@ -377,7 +425,9 @@ def experimental(always):
 
 
 def metadata():
-    return {"type": "object", "description": "Standard object metadata (name, namespace, labels, ...)."}
+    """kube-apiserver allows only `type: object` on the root metadata, plus `name`/`generateName` string
+    properties; `name` is declared so that rules on the root can use `fieldPath: .metadata.name`."""
+    return {"type": "object", "properties": {"name": {"type": "string"}}}
 
 
 def root(kind_desc, spec, status_node, spec_required, extra_root_rules=None):
@@ -397,14 +447,15 @@ def strategy_spec(cluster):
     where = "cluster-wide policies (ClusterProactivePolicy, ClusterStaticPolicy, ClusterGpuReactivePolicy)" if cluster \
         else "policies in the same namespace"
     window = obj("One time window.", {
-        "name": string("A name for the window, at most 128 characters.",
+        "name": string("A name for the window, at most 128 characters.", max_length=256,
                        rules=[rule("size(self) <= 128", "must be at most 128 characters")]),
         "timezone": string("IANA time zone of start and end, at most 64 characters. Default: `UTC`.", "UTC",
+                           max_length=128,
                            rules=[rule("size(self) <= 64", "must be at most 64 characters")]),
         "weekdays": array("Days the window applies to (`Sunday`/`Sun` ... `Saturday`/`Sat`), at most 7; all days "
                           "when empty.", string("A day of the week.", enum=WEEKDAYS), max_items=7),
-        "start": string("Start time of day, `HH:MM` (24-hour).", rules=[match_rule(HHMM_RE, "must be HH:MM")]),
-        "end": string("End time of day, `HH:MM` or `24:00`; must differ from start.",
+        "start": string("Start time of day, `HH:MM` (24-hour).", max_length=16, rules=[match_rule(HHMM_RE, "must be HH:MM")]),
+        "end": string("End time of day, `HH:MM` or `24:00`; must differ from start.", max_length=16,
                       rules=[match_rule(HHMM_END_RE, "must be HH:MM")]),
     }, required=["start", "end"], rules=[rule(
         f"!has(self.start) || !has(self.end) || !self.start.matches({cel_str(HHMM_RE)}) || "
@@ -529,14 +580,14 @@ def duplicates_rule(path, value_of, judged, suffix=""):
     """`<path>[i]<suffix>: duplicate value "x"` for every item whose value occurs at a lower index, among the
     items the validator judges (valid enum values, non-empty types). `value_of(e)` and `judged(v)` build CEL
     from CEL expressions. The rule itself looks at every item; the message names positions below 64."""
-    def dup_at(e, i):
-        return f"{judged(value_of(e))} && self.map(f, {value_of('f')}).indexOf({value_of(e)}) < {i}"
-    return rule(f"self.all(e, !({judged(value_of('e'))}) || self.map(f, {value_of('f')}).indexOf({value_of('e')}) "
-                f"== self.map(f, {value_of('f')}).lastIndexOf({value_of('e')}))",
-                "must not contain duplicate values",
-                message_expression=f"{INDEXES}.filter(i, i < size(self) && {dup_at('self[i]', 'i')}).map(i, "
-                                   f"{cel_str(path + '[')} + string(i) + {cel_str(']' + suffix + ': duplicate value ')}"
-                                   f" + '\"' + {value_of('self[i]')} + '\"').join('; ')")
+    def dup_at(i):
+        return (f"{judged(value_of(f'self[{i}]'))} && "
+                f"{INDEXES}.exists(j, j < {i} && {value_of('self[j]')} == {value_of(f'self[{i}]')})")
+    dups = (f"{INDEXES}.filter(i, i < size(self) && {dup_at('i')}).map(i, "
+            f"{cel_str(path + '[')} + {INDEX_TEXTS}[i] + {cel_str(']' + suffix + ': duplicate value ')}"
+            f" + '\"' + {value_of('self[i]')} + '\"')")
+    return rule(f"self.all(e, !({judged(value_of('e'))}) || self.exists_one(f, {value_of('f')} == {value_of('e')}))",
+                "must not contain duplicate values", message_expression=first_terms(dups, "l"))
 
 
 def required_common(cluster):
@@ -550,7 +601,8 @@ def policy_common(cluster, strategy_kind):
     return {
         "automationStrategyRef": obj(f"The {strategy_kind} whose gates, bounds and safety checks apply to "
                                      "workloads this policy manages (API-3). Required.", {
-            "name": string(f"Name of the {strategy_kind}" + ("." if cluster else " in this namespace.")),
+            "name": string(f"Name of the {strategy_kind}" + ("." if cluster else " in this namespace."),
+                           max_length=MAX_STRING),
         }, rules=[required_rule("name", nonempty=True)]),
         "scope": scope(cluster),
         "weight": int32("Order among policies of the same priority: higher weight first (SEL-5). Default: `0`.",
@@ -597,9 +649,9 @@ def static_containers_rule(path):
         return ok, errors
 
     (req_ok, req_errors), (lim_ok, lim_errors) = usage("requests"), usage("limits")
+    per_container = first_terms(f"{req_errors} + {lim_errors}", "e")
     return rule(f"self.all(c, {req_ok} && {lim_ok})", "invalid container resources",
-                message_expression=f"self.map(c, ({req_errors} + {lim_errors}).join('; ')).filter(m, m != '')"
-                                   ".join('; ')")
+                message_expression=first_terms(f"self.map(c, {per_container}).filter(m, m != '')", "l"))
 
 
 def static_spec(cluster, strategy_kind):
@@ -607,16 +659,17 @@ def static_spec(cluster, strategy_kind):
     requests = {"type": "object",
                 "description": "Requests to set, by resource: `cpu` (cores), `memory` (bytes) and `gpu` (GPUs, > 0; "
                                "fractions below 1 become KAI `gpu-fraction` in KAI mode).",
-                "additionalProperties": copy.deepcopy(qty_value)}
+                "maxProperties": MAX_RESOURCES, "additionalProperties": copy.deepcopy(qty_value)}
     limits = {"type": "object",
               "description": "Limits to set, by resource: `cpu` and `memory` only (`gpu` goes under requests).",
-              "additionalProperties": copy.deepcopy(qty_value)}
+              "maxProperties": MAX_RESOURCES, "additionalProperties": copy.deepcopy(qty_value)}
     props = policy_common(cluster, strategy_kind)
     props["resources"] = obj("Fixed resource values.", {
         "containers": {"type": "object",
                        "description": "Values per container name; the key `\"*\"` applies to every target container "
                                       "(its gpu only to GPU containers, SEL-8). A named entry overrides `\"*\"` "
                                       "resource by resource.",
+                       "maxProperties": MAX_CONTAINERS,
                        "additionalProperties": obj("The values for one container (or `\"*\"`).",
                                                    {"requests": requests, "limits": limits}),
                        "x-kubernetes-validations": [static_containers_rule("spec.resources.containers")]},
@@ -721,6 +774,7 @@ def global_config_spec():
         "prometheus": obj("The Prometheus server GPU reactive policies query.", {
             "url": string("Absolute http or https URL of Prometheus. Default: "
                           "`http://kubex-prometheus-server.kubex.svc`.", "http://kubex-prometheus-server.kubex.svc",
+                          max_length=MAX_URL,
                           rules=[rule(f"self.matches(r'{URL_RE}')", "must be an absolute http or https URL")]),
             "requestTimeout": duration("Timeout of one Prometheus query. Must be > 0.", "30s", extra_rules=[
                 duration_rule("duration(self) > duration('0s')", "must be > 0")]),
@@ -764,8 +818,8 @@ def global_config_spec():
         "proactive": obj("Proactive recommendation settings.", {
             "recommendationsConfigMap": obj("ConfigMap with key `recommendations.json` whose entries override "
                                             "history recommendations (PRO-6). Absent by default.", {
-                "namespace": string("Namespace of the ConfigMap."),
-                "name": string("Name of the ConfigMap."),
+                "namespace": string("Namespace of the ConfigMap.", max_length=MAX_STRING),
+                "name": string("Name of the ConfigMap.", max_length=MAX_STRING),
             }, rules=[required_rule("namespace", nonempty=True), required_rule("name", nonempty=True)]),
             "headroomPercent": int32("Percent added to the observed GPU usage (PRO-3), 0-100. Default: `20`.", 20,
                                      0, 100),
@@ -798,7 +852,7 @@ def policy_evaluation_spec():
                {"type": "ProactivePolicy", "priority": 70}, {"type": "ClusterProactivePolicy", "priority": 70}]
     entry = obj("The priority of one policy kind.", {
         "type": string("A policy kind (`StaticPolicy`, `ClusterGpuReactivePolicy`, ...). Unknown kinds are accepted "
-                       "and ignored (with a warning)."),
+                       "and ignored (with a warning).", max_length=MAX_STRING),
         "priority": int32("Priority of the kind; higher wins. Must be >= 0.", minimum=0),
     }, rules=[required_rule("type", nonempty=True), required_rule("priority")])
     return obj("Policy precedence. Exactly one object, named `policy-evaluation`.", {

@@ -3,6 +3,7 @@
 #include "api/defaults.h"
 
 #include <array>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
@@ -298,7 +299,120 @@ void policy_evaluation(Catalogue& c) {
   c.status();
 }
 
+// The schemas' maxLength/maxItems/maxProperties (scripts/gen-crds.py BOUNDS: kube-apiserver's CEL cost
+// estimate needs them). A path has the same bound in every kind that declares it.
+const std::map<std::string_view, std::size_t>& bounds_table() {
+  static const std::map<std::string_view, std::size_t> table = {
+    {"spec.automationStrategyRef.name", 256},
+    {"spec.enablement.cpu.limits.ceiling", 64},
+    {"spec.enablement.cpu.limits.containers", 64},
+    {"spec.enablement.cpu.limits.containers.*.ceiling", 64},
+    {"spec.enablement.cpu.limits.containers.*.floor", 64},
+    {"spec.enablement.cpu.limits.floor", 64},
+    {"spec.enablement.cpu.requests.ceiling", 64},
+    {"spec.enablement.cpu.requests.containers", 64},
+    {"spec.enablement.cpu.requests.containers.*.ceiling", 64},
+    {"spec.enablement.cpu.requests.containers.*.floor", 64},
+    {"spec.enablement.cpu.requests.floor", 64},
+    {"spec.enablement.gpu.requests.ceiling", 64},
+    {"spec.enablement.gpu.requests.containers", 64},
+    {"spec.enablement.gpu.requests.containers.*.ceiling", 64},
+    {"spec.enablement.gpu.requests.containers.*.floor", 64},
+    {"spec.enablement.gpu.requests.floor", 64},
+    {"spec.enablement.memory.limits.ceiling", 64},
+    {"spec.enablement.memory.limits.containers", 64},
+    {"spec.enablement.memory.limits.containers.*.ceiling", 64},
+    {"spec.enablement.memory.limits.containers.*.floor", 64},
+    {"spec.enablement.memory.limits.floor", 64},
+    {"spec.enablement.memory.requests.ceiling", 64},
+    {"spec.enablement.memory.requests.containers", 64},
+    {"spec.enablement.memory.requests.containers.*.ceiling", 64},
+    {"spec.enablement.memory.requests.containers.*.floor", 64},
+    {"spec.enablement.memory.requests.floor", 64},
+    {"spec.enablement.overrideScheduler", 256},
+    {"spec.experimental.gpuKaiContract", 256},
+    {"spec.gpuReactiveCheckInterval", 64},
+    {"spec.kai.memoryIsolation", 256},
+    {"spec.kai.queue", 256},
+    {"spec.kai.schedulerName", 256},
+    {"spec.metrics.compute.prometheus.containerLabel", 256},
+    {"spec.metrics.compute.prometheus.interpretation", 256},
+    {"spec.metrics.compute.prometheus.metric", 256},
+    {"spec.metrics.compute.prometheus.namespaceLabel", 256},
+    {"spec.metrics.compute.prometheus.podLabel", 256},
+    {"spec.metrics.compute.scaleBack.metricsWindow", 64},
+    {"spec.metrics.compute.upsize.metricsWindow", 64},
+    {"spec.metrics.memory.prometheus.containerLabel", 256},
+    {"spec.metrics.memory.prometheus.interpretation", 256},
+    {"spec.metrics.memory.prometheus.metric", 256},
+    {"spec.metrics.memory.prometheus.namespaceLabel", 256},
+    {"spec.metrics.memory.prometheus.podLabel", 256},
+    {"spec.metrics.memory.scaleBack.metricsWindow", 64},
+    {"spec.metrics.memory.upsize.metricsWindow", 64},
+    {"spec.minPodMetricsAge", 64},
+    {"spec.nodeSelector.matchExpressions", 64},
+    {"spec.nodeSelector.matchExpressions[].key", 317},
+    {"spec.nodeSelector.matchExpressions[].operator", 256},
+    {"spec.nodeSelector.matchExpressions[].values", 64},
+    {"spec.nodeSelector.matchExpressions[].values[]", 256},
+    {"spec.precedence", 64},
+    {"spec.precedence[].type", 256},
+    {"spec.proactive.recommendationsConfigMap.name", 256},
+    {"spec.proactive.recommendationsConfigMap.namespace", 256},
+    {"spec.prometheus.requestTimeout", 64},
+    {"spec.prometheus.url", 2048},
+    {"spec.protectedNamespacePatterns", 64},
+    {"spec.recommendationReloadInterval", 64},
+    {"spec.requeueAfter", 64},
+    {"spec.resources.containers", 64},
+    {"spec.resources.containers.*.limits", 8},
+    {"spec.resources.containers.*.limits.*", 64},
+    {"spec.resources.containers.*.requests", 8},
+    {"spec.resources.containers.*.requests.*", 64},
+    {"spec.safetyChecks.minReadyDuration", 64},
+    {"spec.safetyChecks.nodeCpuHeadroom", 256},
+    {"spec.safetyChecks.nodeMemoryHeadroom", 256},
+    {"spec.safetyChecks.resizeRetryInterval", 64},
+    {"spec.scheduling.exclusionWindows", 64},
+    {"spec.scheduling.exclusionWindows[].end", 16},
+    {"spec.scheduling.exclusionWindows[].name", 256},
+    {"spec.scheduling.exclusionWindows[].start", 16},
+    {"spec.scheduling.exclusionWindows[].timezone", 128},
+    {"spec.scheduling.exclusionWindows[].weekdays", 64},
+    {"spec.scheduling.exclusionWindows[].weekdays[]", 256},
+    {"spec.scheduling.inclusionWindows", 64},
+    {"spec.scheduling.inclusionWindows[].end", 16},
+    {"spec.scheduling.inclusionWindows[].name", 256},
+    {"spec.scheduling.inclusionWindows[].start", 16},
+    {"spec.scheduling.inclusionWindows[].timezone", 128},
+    {"spec.scheduling.inclusionWindows[].weekdays", 64},
+    {"spec.scheduling.inclusionWindows[].weekdays[]", 256},
+    {"spec.scope.labelSelector.matchExpressions", 64},
+    {"spec.scope.labelSelector.matchExpressions[].key", 317},
+    {"spec.scope.labelSelector.matchExpressions[].operator", 256},
+    {"spec.scope.labelSelector.matchExpressions[].values", 64},
+    {"spec.scope.labelSelector.matchExpressions[].values[]", 256},
+    {"spec.scope.namespaceSelector.operator", 256},
+    {"spec.scope.namespaceSelector.values", 64},
+    {"spec.scope.workloadTypes", 64},
+    {"spec.scope.workloadTypes[]", 256},
+    {"spec.webhookHealth.transitionCheckInterval", 64},
+    {"spec.webhookOwnerResolutionRetryTimeout", 64},
+  };
+  return table;
+}
+
+std::vector<FieldInfo> build_fields(Kind k);
+
 std::vector<FieldInfo> build(Kind k) {
+  std::vector<FieldInfo> fields = build_fields(k);
+  for (auto& f : fields) {
+    if (auto it = bounds_table().find(f.path); it != bounds_table().end()) f.max = it->second;
+  }
+  return fields;
+}
+
+std::vector<FieldInfo> build_fields(Kind k) {
   Catalogue c;
   switch (k) {
     case Kind::kAutomationStrategy:
@@ -407,6 +521,52 @@ void apply_rule(json& node, const DefaultRule& rule, std::size_t i) {
 
 const std::vector<FieldInfo>& field_catalogue(Kind k) {
   return kind_defaults(k).catalogue;
+}
+
+namespace {
+
+std::size_t utf8_length(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0) != 0x80;
+  return n;
+}
+
+void check_bound(const json& node, const std::vector<std::string>& segs, std::size_t i, const std::string& path,
+                 const FieldInfo& f, std::vector<std::pair<std::string, std::string>>& out) {
+  if (i == segs.size()) {
+    const std::string n = std::to_string(f.max);
+    if (node.is_string() && utf8_length(node.get_ref<const std::string&>()) > f.max) {
+      out.emplace_back(path, "must be at most " + n + " characters");
+    } else if (node.is_array() && f.type == "array" && node.size() > f.max) {
+      out.emplace_back(path, "must have at most " + n + " items");
+    } else if (node.is_object() && f.type == "object" && node.size() > f.max) {
+      out.emplace_back(path, "must have at most " + n + " entries");
+    }
+    return;
+  }
+  const std::string& seg = segs[i];
+  if (seg == "[]") {
+    if (!node.is_array()) return;
+    for (std::size_t j = 0; j < node.size(); ++j)
+      check_bound(node[j], segs, i + 1, path + "[" + std::to_string(j) + "]", f, out);
+    return;
+  }
+  if (!node.is_object()) return;
+  if (seg == "*") {
+    for (const auto& [key, value] : node.items()) check_bound(value, segs, i + 1, path + "." + key, f, out);
+    return;
+  }
+  if (auto it = node.find(seg); it != node.end()) check_bound(*it, segs, i + 1, path.empty() ? seg : path + "." + seg, f, out);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> bound_violations(Kind k, const json& object) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& f : field_catalogue(k)) {
+    if (f.max > 0) check_bound(object, split_path(f.path), 0, "", f, out);
+  }
+  return out;
 }
 
 void apply_defaults(Kind k, nlohmann::json& object) {

@@ -57,6 +57,10 @@ void validate_object(Checker& c, Kind k, const json& object, const ValidationCon
       detail::validate_policy_evaluation_spec(c, s);
       break;
   }
+  // The schemas' bounds (gen-crds.py BOUNDS), where no check above already reported the field.
+  for (const auto& [path, message] : bound_violations(k, object)) {
+    if (!c.has_error_at(path)) c.error(path, message);
+  }
 }
 
 }  // namespace

@@ -1,12 +1,10 @@
 """API-1, API-2, VAL-4 on a real kube-apiserver: the CRDs of charts/kubex-crds as shipped, the seed's examples, and
 the invalid objects of tests/e2e/test_crd_messages.py (reused, not copied).
 
-Known failure (issue 16 finding, tracked by strict xfail so a fix turns it into a hard failure to remove): kube-
-apiserver v1.37 refuses the shipped CRDs - the root `metadata` carries a description; `quantity(...).sign()` is
-called as a member (kube declares `sign` as a global function); `.metadata.name` fieldPaths point at a property the
-schema does not declare; and the CEL rules' estimated cost exceeds the budget (unbounded strings/lists/maps, and
-`join()` over computed lists, whose result kube's estimator cannot bound). Until the generator is fixed the engine
-tests install the same CRDs without their CEL rules (conftest.crds_without_cel)."""
+Issue 16: kube-apiserver v1.37 used to refuse the shipped CRDs (root `metadata` description, member `.sign()`,
+an undeclared `.metadata.name` fieldPath, CEL cost over budget); scripts/gen-crds.py now writes CRDs it accepts
+(BOUNDS and first_terms there), so the engine tests install them as shipped, CEL rules included, and with no
+webhook registered the schema alone refuses the invalid objects with the validator's paths and texts."""
 import pytest
 
 import test_crd_messages as msgs
@@ -14,11 +12,8 @@ from conftest import GROUP, ROOT, crd_manifests
 
 INVALID = [msgs.CLUSTER_STRATEGY, msgs.REACTIVE, msgs.STATIC, msgs.CONSOLIDATION, msgs.SINGLETONS, msgs.GLOBAL]
 IDS = ["strategy", "reactive", "static", "consolidation", "singleton", "global-config"]
-SHIPPED_CRDS_REFUSED = ("kube-apiserver refuses the shipped CRDs (metadata description, member sign(), "
-                        "undeclared fieldPath, CEL cost budget); see the module docstring")
 
 
-@pytest.mark.xfail(strict=True, reason=SHIPPED_CRDS_REFUSED)
 def test_shipped_crds_are_accepted_by_kube_apiserver(cp):  # API-1, API-2
     res = cp.kubectl("apply", "--server-side", "--dry-run=server", "-f", "-", input=crd_manifests(), check=False,
                      timeout=300)
@@ -48,7 +43,6 @@ def dry_run_apply_lines(cp, text):
     return msgs.apply_lines(DryRun(), text)
 
 
-@pytest.mark.xfail(strict=True, reason=SHIPPED_CRDS_REFUSED + "; without the CEL rules nothing refuses them")
 @pytest.mark.parametrize("text", INVALID, ids=IDS)
 def test_real_apiserver_refuses_invalid_objects_without_the_webhook(crds, tmp_path, text):  # API-2, VAL-4
     # Runs before test_engine.py registers any webhook: only the CRD schema answers.
@@ -57,3 +51,25 @@ def test_real_apiserver_refuses_invalid_objects_without_the_webhook(crds, tmp_pa
     out, lines = dry_run_apply_lines(crds, text)
     assert msgs.NOISE not in out and "<nil>" not in out, out
     assert msgs.unmatched(errors, lines) == [], out
+
+
+def test_real_apiserver_refuses_objects_beyond_a_bound(crds, tmp_path):  # issue 16, gen-crds.py BOUNDS
+    # The maxItems kube-apiserver's CEL cost estimate needs: Kubernetes' own wording on the schema side, the
+    # validator's "must have at most 64 items" on the same path (docs/kubex-sim.md "Differences from
+    # kube-apiserver").
+    kinds = ", ".join(["Deployment"] * 65)
+    text = ("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: StaticPolicy\nmetadata: {name: bound, namespace: default}\n"
+            f"spec:\n  automationStrategyRef: {{name: s}}\n  scope: {{workloadTypes: [{kinds}]}}\n")
+    f = tmp_path / "bound.yaml"
+    f.write_text(text)
+    res = msgs.subprocess.run([msgs.KUBEX, "validate", "-f", str(f)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "spec.scope.workloadTypes: must have at most 64 items" in res.stderr, res.stderr
+    out, lines = dry_run_apply_lines(crds, text)
+    assert ("spec.scope.workloadTypes", "Too many: 65: must have at most 64 items") in lines, out
+
+
+def test_real_apiserver_container_map_message_names_8_errors(crds, tmp_path):  # gen-crds.py MESSAGE_TERMS
+    errors = [(p, m) for p, m in msgs.validator_errors(tmp_path, msgs.MANY_ERRORS) if p.startswith("spec.resources")]
+    assert len(errors) == 9, errors
+    out, lines = dry_run_apply_lines(crds, msgs.MANY_ERRORS)
+    assert set(msgs.many_errors_line(lines)) <= {f"{p}: {m}" for p, m in errors}, out  # any 8: map order

@@ -208,3 +208,41 @@ def test_a_fixed_object_is_accepted(crds):  # API-2: the schema refuses only wha
     assert res.returncode == 0, res.stderr
     crds.kubectl("apply", "-f", "-", input=fixed)
     crds.kubectl("delete", f"staticpolicies.{GROUP}", "msg-static", "-n", "default")
+
+
+def test_an_object_beyond_a_schema_bound_is_refused_by_both(crds, tmp_path):  # issue 16, gen-crds.py BOUNDS
+    # Kubernetes' wording on the schema side (as kube-apiserver: tests/conformance/test_crds.py), the
+    # validator's on the same path; docs/kubex-sim.md "Differences from kube-apiserver".
+    kinds = ", ".join(["Deployment"] * 65)
+    text = ("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: StaticPolicy\nmetadata: {name: bound, namespace: default}\n"
+            f"spec:\n  automationStrategyRef: {{name: s}}\n  scope: {{workloadTypes: [{kinds}]}}\n")
+    f = tmp_path / "bound.yaml"
+    f.write_text(text)
+    res = subprocess.run([KUBEX, "validate", "-f", str(f)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1 and "spec.scope.workloadTypes: must have at most 64 items" in res.stderr, res.stderr
+    out, lines = apply_lines(crds, text)
+    assert ("spec.scope.workloadTypes", "Too many: 65: must have at most 64 items") in lines, out
+
+
+NINE_BAD_CONTAINERS = "".join(f"\n      c{i}: {{requests: {{cpu: lots}}}}" for i in range(9))
+MANY_ERRORS = ("apiVersion: rightsizing.kubex.ai/v1alpha1\nkind: StaticPolicy\n"
+               "metadata: {name: many, namespace: default}\n"
+               "spec:\n  automationStrategyRef: {name: s}\n  resources:\n    containers:" + NINE_BAD_CONTAINERS + "\n")
+
+
+def many_errors_line(lines):
+    """The container-map line of MANY_ERRORS: the validator reports 9 errors, the schema's message names 8
+    (gen-crds.py MESSAGE_TERMS; docs/kubex-sim.md "Differences from kube-apiserver")."""
+    [body] = [b for f, b in lines if f == "spec.resources.containers"]
+    items = body.removeprefix("Forbidden: ").split("; ")
+    assert len(items) == 8, body
+    assert all(re.fullmatch(r"spec\.resources\.containers\.c[0-8]\.requests\.cpu: must be a valid quantity", i)
+               for i in items), body
+    return items
+
+
+def test_a_container_map_message_names_at_most_8_errors(crds, tmp_path):
+    errors = [(p, m) for p, m in validator_errors(tmp_path, MANY_ERRORS) if p.startswith("spec.resources")]
+    assert len(errors) == 9, errors
+    out, lines = apply_lines(crds, MANY_ERRORS)
+    assert many_errors_line(lines) == [f"{p}: {m}" for p, m in errors[:8]], out

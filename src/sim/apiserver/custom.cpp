@@ -62,6 +62,34 @@ std::shared_ptr<const StructuralSchema> compile_schema(const json& version, cons
 
 }  // namespace
 
+// kube-apiserver (apiextensions validation): the root `metadata` schema may hold only `type: object` and the
+// `name`/`generateName` properties; anything else (a description included) refuses the CRD.
+static void check_root_metadata(const json& root, std::vector<StatusCause>& out) {
+  if (!root.is_object() || !root.contains("properties") || !root["properties"].is_object() ||
+      !root["properties"].contains("metadata")) {
+    return;
+  }
+  const json& m = root["properties"]["metadata"];
+  bool ok = m.is_object();
+  for (auto it = ok ? m.begin() : json::const_iterator(); ok && it != m.end(); ++it) {
+    if (it.key() == "type") {
+      ok = it.value() == "object";
+    } else if (it.key() == "properties" && it.value().is_object()) {
+      for (auto p = it.value().begin(); ok && p != it.value().end(); ++p)
+        ok = p.key() == "name" || p.key() == "generateName";
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    const std::string field = "spec.validation.openAPIV3Schema.properties[metadata]";
+    out.push_back({"FieldValueForbidden",
+                   field + ": Forbidden: must not specify anything other than name and generateName, but metadata "
+                           "is implicitly specified",
+                   field});
+  }
+}
+
 std::vector<StatusCause> validate_crd(const json& crd, const json* old) {
   std::vector<StatusCause> out;
   const json empty = json::object();
@@ -113,6 +141,7 @@ std::vector<StatusCause> validate_crd(const json& crd, const json* old) {
     if (!v.contains("schema") || !v["schema"].contains("openAPIV3Schema")) {
       out.push_back(required(p + ".schema.openAPIV3Schema", "schemas are required"));
     } else if (compile_schema(v, p, &out)) {
+      check_root_metadata(v["schema"]["openAPIV3Schema"], out);
       check_schema_rules(v["schema"]["openAPIV3Schema"], p + ".schema.openAPIV3Schema", out);
     }
   }
@@ -229,11 +258,43 @@ ValidationRulesHook rules_hook() {
   };
 }
 
+// kube-apiserver (ValidFieldPath): a rule's fieldPath must name a property the schema declares. Checked here
+// for paths of `.name` segments only (the form our CRDs use); other forms get the syntax check alone.
+bool field_path_declared(const json& node, const std::string& fp) {
+  const json* at = &node;
+  std::size_t i = 0;
+  while (i < fp.size()) {
+    if (fp[i] != '.') return true;  // ['key'] forms: not checked
+    std::size_t end = fp.find_first_of(".[", i + 1);
+    std::string name = fp.substr(i + 1, end == std::string::npos ? std::string::npos : end - i - 1);
+    if (name.empty() || name.find_first_of("]'") != std::string::npos) return true;  // syntax: check_rules
+    if (auto props = at->find("properties"); props != at->end() && props->is_object() && props->contains(name)) {
+      at = &(*props)[name];
+    } else if (auto ap = at->find("additionalProperties"); ap != at->end() && ap->is_object()) {
+      at = &*ap;
+    } else {
+      return false;
+    }
+    if (end == std::string::npos) break;
+    i = end;
+  }
+  return true;
+}
+
 // Every x-kubernetes-validations list in a schema, with kube-apiserver's schema path of its node.
 void check_schema_rules(const json& node, const std::string& path, std::vector<StatusCause>& out) {
   if (!node.is_object()) return;
   if (auto it = node.find("x-kubernetes-validations"); it != node.end()) {
     for (const auto& v : cel::check_rules(*it, path)) out.push_back({v.reason, v.message, v.field});
+    for (std::size_t i = 0; it->is_array() && i < it->size(); ++i) {
+      const json& r = (*it)[i];
+      if (!r.is_object() || !r.contains("fieldPath") || !r["fieldPath"].is_string()) continue;
+      const std::string fp = r["fieldPath"].get<std::string>();
+      if (field_path_declared(node, fp)) continue;
+      const std::string field = path + ".x-kubernetes-validations[" + std::to_string(i) + "].fieldPath";
+      out.push_back({"FieldValueInvalid", field + ": Invalid value: " + json(fp).dump() + ": must be a valid path",
+                     field});
+    }
   }
   if (auto it = node.find("properties"); it != node.end() && it->is_object()) {
     for (auto p = it->begin(); p != it->end(); ++p) check_schema_rules(p.value(), path + ".properties[" + p.key() + "]", out);

@@ -109,8 +109,13 @@ class Checker {
     for (auto& a : n.args) visit(*a);
     if (n.fn != Fn::kUnknown) return;  // operators are resolved by the parser
     const FunctionInfo* f = lookup_function(n.name);
-    if (f == nullptr || (n.member ? !f->member : !f->global)) {
+    if (f == nullptr) {
       issue(n, "undeclared reference to '" + n.name + "' (in container '')");
+      return;
+    }
+    if (n.member ? !f->member : !f->global) {  // cel-go: the name exists, no overload of this form
+      issue(n, "found no matching overload for '" + n.name + "' applied to " +
+                   (n.member ? "a receiver (it is a global function)" : "no receiver (it is a member function)"));
       return;
     }
     int nargs = static_cast<int>(n.args.size());

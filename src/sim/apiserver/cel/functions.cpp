@@ -69,7 +69,7 @@ constexpr Entry kFunctions[] = {
     {"sets.intersects", {Fn::kSetsIntersects, true, false, 2, 2}},
     {"quantity", {Fn::kQuantity, true, false, 1, 1}},
     {"isQuantity", {Fn::kIsQuantity, true, false, 1, 1}},
-    {"sign", {Fn::kSign, true, true, 1, 1}},
+    {"sign", {Fn::kSign, true, false, 1, 1}},  // global only, like kube-apiserver
     {"isGreaterThan", {Fn::kIsGreaterThan, false, true, 2, 2}},
     {"isLessThan", {Fn::kIsLessThan, false, true, 2, 2}},
     {"compareTo", {Fn::kCompareTo, false, true, 2, 2}},

@@ -2,6 +2,7 @@
 // is down). Each case cites the CEL language definition (cel-spec doc/langdef.md), cel-go's runtime, or the
 // Kubernetes CEL libraries / apiextensions-apiserver behaviour it checks.
 #include "sim/apiserver/cel.h"
+#include "sim/apiserver/custom.h"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -369,7 +370,9 @@ TEST(CelQuantity, KubernetesQuantityLibrary) {
       {"quantity('9999999999999999999999999999999999999G').isInteger()", nullptr, "false", "beyond int64"},
       {"quantity('9999999999999999999999999999999999999G').asInteger()", nullptr,
        "!cannot convert value to integer", "k8s quantity: asInteger error"},
-      {"sign(quantity('-1m')) == -1 && quantity('0').sign() == 0", nullptr, "true", "k8s quantity: sign"},
+      {"sign(quantity('-1m')) == -1 && sign(quantity('0')) == 0", nullptr, "true", "k8s quantity: sign"},
+      {"quantity('0').sign()", nullptr, "#found no matching overload for 'sign'",
+       "kube-apiserver v1.37: sign is a global function, not a member"},
       {"quantity('0.000000000001Ki').compareTo(quantity('2n'))", nullptr, "0",
        "resource.ParseQuantity rounds up to nano units"},
       {"isQuantity('1.3Gi') && isQuantity('10000k') && !isQuantity('200K') && !isQuantity('1,3G')", nullptr,
@@ -635,6 +638,46 @@ TEST(CelCheckRules, CrdCreationErrors) {
   ASSERT_EQ(non_bool.size(), 1u);
   EXPECT_NE(non_bool[0].message.find("cel expression must evaluate to a bool"), std::string::npos);
   EXPECT_TRUE(check_rules(json::parse(R"j([{"rule": "self.x > 0", "fieldPath": ".x"}])j"), "s").empty());
+}
+
+// kube-apiserver v1.37 refuses a root metadata schema with anything but type and name/generateName (issue 16).
+TEST(CelCheckRules, RootMetadataSchemaHoldsOnlyTypeAndName) {
+  auto crd_with = [](const json& metadata) {
+    return json{{"metadata", {{"name", "things.t.example.com"}}},
+                {"spec",
+                 {{"group", "t.example.com"},
+                  {"names", {{"kind", "Thing"}, {"plural", "things"}}},
+                  {"scope", "Cluster"},
+                  {"versions",
+                   json::array({{{"name", "v1"},
+                                 {"served", true},
+                                 {"storage", true},
+                                 {"schema",
+                                  {{"openAPIV3Schema",
+                                    {{"type", "object"}, {"properties", {{"metadata", metadata}}}}}}}}})}}}};
+  };
+  EXPECT_TRUE(custom::validate_crd(crd_with({{"type", "object"}}), nullptr).empty());
+  EXPECT_TRUE(custom::validate_crd(
+                  crd_with({{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}), nullptr)
+                  .empty());
+  // kube-apiserver: a rule's fieldPath must name a declared property (`.metadata.name` needs metadata.name).
+  auto with_rule = [&](const json& metadata) {
+    json crd = crd_with(metadata);
+    crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["x-kubernetes-validations"] = json::parse(
+        R"([{"rule": "self.metadata.name == 'x'", "fieldPath": ".metadata.name"}])");
+    return custom::validate_crd(crd, nullptr);
+  };
+  EXPECT_TRUE(with_rule({{"type", "object"}, {"properties", {{"name", {{"type", "string"}}}}}}).empty());
+  auto undeclared = with_rule({{"type", "object"}});
+  ASSERT_EQ(undeclared.size(), 1u);
+  EXPECT_EQ(undeclared[0].message,
+            "spec.versions[0].schema.openAPIV3Schema.x-kubernetes-validations[0].fieldPath: Invalid value: "
+            "\".metadata.name\": must be a valid path");
+  auto out = custom::validate_crd(crd_with({{"type", "object"}, {"description", "Standard metadata."}}), nullptr);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].message,
+            "spec.validation.openAPIV3Schema.properties[metadata]: Forbidden: must not specify anything other than "
+            "name and generateName, but metadata is implicitly specified");
 }
 
 // Guards: nothing a user sends may crash or hang the server (DESIGN §2.4).
