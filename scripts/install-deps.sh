@@ -12,7 +12,7 @@ PACKAGES=(
   libcli11-dev prometheus-cpp-dev libssl-dev zlib1g-dev libbrotli-dev libjemalloc-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   # real peers for tests, demo and benchmarks
-  prometheus python3-kubernetes python3-pytest python3-yaml openssl
+  prometheus python3-kubernetes python3-pytest python3-pytest-xdist python3-yaml openssl
   nginx-light wrk hyperfine
 )
 
