@@ -36,9 +36,11 @@ def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VL
     assert "PodAdmissionWebhookHealthy=True" in out
     report = out.split("== kubex demo report ==", 1)[1]
     assert re.search(r"GPUs requested by the workloads as written:\s+4\.25", report), report
-    # Act 2 (issue 15): chat-vllm's demand steps up, the reactive policy raises both pods from 0.4 to 0.72
-    # (min(60 % × 1.2, 0.4 × 2)): 0.5 + 2 × 0.72 + 0.25 + 0.3.
-    assert re.search(r"GPUs their running pods hold now \(kubex\):\s+2\.49", report), report
+    # Act 2 (issue 15): chat-vllm's demand steps up, the reactive policy raises its pods from 0.4 to 0.72
+    # (min(60 % × 1.2, 0.4 × 2)); act 3 (issue 17) scales it in to one replica: 0.5 + 0.72 + 0.25 + 0.3.
+    assert re.search(r"GPUs their running pods hold now \(kubex\):\s+1\.77", report), report
+    # Act 3: the guide's consolidation policy drains one of the two T4 nodes in use (CON-7, CON-8).
+    assert re.search(r"Consolidation: nodes drained: 1 \(t4-node-\d\); GPU nodes in use: 2 -> 1", report), report
     # The live view's last table: every GPU pod shares a GPU; the vLLM pods run with their tuned utilization;
     # the existing KAI notebook keeps its own queue.
     table = out.split("== kubex demo report ==", 1)[0].rsplit("-- GPU pods", 1)[1]
