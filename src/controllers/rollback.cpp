@@ -81,14 +81,21 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
       in.strategy = desired_decision(*w, *tmpl, now, options_.dry_run).summary.strategy;  // SEL-9
     }
   }
-  if (auto source = facts().original(view)) in.initial = da::initial_state(in.strategy, *source);
   for (const auto& [k, v] : view.annotations) in.owner_annotation_keys.push_back(k.str());
   for (const da::PodFacts& p : pods) {
     if (p.controller_owned && !p.finished() && p.has_rightsizing_info()) in.pods_with_rightsizing_info.push_back(p.name);
   }
   std::string recorded;  // RBK-2: the rollback uses the recorded strategy's settings
+  bool readable = false;
   if (in.state_text) {
-    if (auto st = da::parse_rollback_state(*in.state_text)) recorded = st->strategy;
+    if (auto st = da::parse_rollback_state(*in.state_text)) {
+      recorded = st->strategy;
+      readable = true;
+    }
+  }
+  // RBK-1's first write, or VAL-7's rebuild: only then is the original read.
+  if (!readable) {
+    if (auto source = facts().original(view)) in.initial = da::initial_state(in.strategy, *source);
   }
   in.strategy_allows_eviction = settings_for(*w, recorded, true, options_.dry_run).eviction_enabled;
 
@@ -128,7 +135,11 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
                 "it resized (" + std::to_string(in.pods_with_rightsizing_info.size()) + ") with their original form");
   }
   if (plan.event_completed) {
-    owner_event(*w, "RollbackCompleted", "every pod is back in its original form; rollback-state removed");
+    owner_event(*w, "RollbackCompleted",
+                in.strategy_allows_eviction || in.pods_with_rightsizing_info.empty()
+                    ? "every pod is back in its original form; rollback-state removed"
+                    : "rollback-state removed; the strategy disables evictions, so the running pods keep their size "
+                      "until they are restarted");
     memory_.erase(key);
     log_state(log_, *w, recorded, da::result_name(da::Result::kRolledBack), options_.dry_run);
     return kube::ReconcileResult{};
