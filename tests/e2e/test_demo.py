@@ -44,7 +44,10 @@ def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VL
     # The live view's last table: every GPU pod shares a GPU; the vLLM pods run with their tuned utilization;
     # the existing KAI notebook keeps its own queue.
     table = out.split("== kubex demo report ==", 1)[0].rsplit("-- GPU pods", 1)[1]
-    rows = [l.split() for l in table.splitlines()[2:] if l.strip()]
+    lines = table.splitlines()
+    header = next(i for i, l in enumerate(lines) if l.startswith("NAMESPACE"))
+    # The pod rows after the header; the GPU nodes (act 3) come before it, notes under a row are indented.
+    rows = [l.split() for l in lines[header + 1:] if l.strip() and not l.startswith(" ")]
     by_pod = {r[1].rsplit("-", 2)[0]: r for r in rows}
     assert by_pod["chat-vllm"][3:5] == ["0.72", "(share)"] and by_pod["chat-vllm"][-1] == "0.64", rows
     assert by_pod["model-llama"][3] == "0.3" and by_pod["model-llama"][-1] == "0.27", rows
