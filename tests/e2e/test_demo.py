@@ -65,19 +65,29 @@ def test_demo_runs_to_its_report_and_exits_zero(tmp_path):  # ADM-11, ADM-13, VL
 
 def test_ctrl_c_stops_everything(tmp_path):  # "exits cleanly on Ctrl-C"
     p = demo("--work-dir", str(tmp_path), "--keep-running")
-    lines = []
-    deadline = time.monotonic() + 400  # both acts (issue 15 added the resize act)
-    while time.monotonic() < deadline:
-        line = p.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        if line.startswith("  export KUBECONFIG="):
-            break
-    assert any(l.startswith("  export KUBECONFIG=") for l in lines), "".join(lines)
-    kids = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True, text=True).stdout.split()]
-    assert len(kids) >= 2, kids  # prometheus and the engine
-    p.send_signal(signal.SIGINT)
-    p.communicate(timeout=60)
-    assert p.returncode in (0, 130), p.returncode
-    wait_for(lambda: not children_alive(kids), timeout=20, what="the engine and Prometheus stopped")
+    try:
+        lines = []
+        deadline = time.monotonic() + 400  # all three acts (issues 15 and 17 added resize and consolidation)
+        while time.monotonic() < deadline:
+            line = p.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+            if line.startswith("  export KUBECONFIG="):
+                break
+        assert any(l.startswith("  export KUBECONFIG=") for l in lines), "".join(lines)
+        kids = [int(x) for x in subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True,
+                                               text=True).stdout.split()]
+        assert len(kids) >= 2, kids  # prometheus and the engine
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=60)
+        assert p.returncode in (0, 130), p.returncode
+        wait_for(lambda: not children_alive(kids), timeout=20, what="the engine and Prometheus stopped")
+    finally:
+        if p.poll() is None:  # a failed assertion above must not leave the demo (and its children) running
+            p.send_signal(signal.SIGINT)
+            try:
+                p.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
