@@ -93,8 +93,10 @@ def test_inert_kinds_say_what_this_engine_does(sim_factory):  # OBS-1, issue 12 
         def cond(plural, name, ctype):
             return condition(sim.kubectl_json("get", f"{plural}.{GROUP}", name), ctype)
 
-        available = wait_for(lambda: cond("gpuconsolidationpolicies", "pool-a", "Available"), timeout=30,
-                             what=f"Available on the consolidation policy; engine:\n{eng.output()}")
+        # Validation writes Unknown/NotEvaluated first; the consolidation controller's first pass replaces it.
+        available = wait_for(lambda: (c := cond("gpuconsolidationpolicies", "pool-a", "Available")) and
+                             c["reason"] != "NotEvaluated" and c, timeout=30,
+                             what=f"the consolidation controller's Available on the policy; engine:\n{eng.output()}")
         # Consolidation now runs (issue 17): a valid policy whose selector matches no node says so (CON-1).
         assert (available["status"], available["reason"]) == ("False", "NoMatchingNodeSelector"), available
         assert available["message"] == "no node matches spec.nodeSelector", available

@@ -61,12 +61,16 @@ std::vector<json> matching_pods(ApiServer& server, const json& pdb) {
   return out;
 }
 
-Health compute_from(const json& pdb, const std::vector<json>& pods) {
+// `disrupted`: the pods an eviction admitted whose deletion has not been seen yet (status.disruptedPods).
+// Like the disruption controller, they no longer count as healthy: otherwise a recount between an admitted
+// eviction and the pod's deletion would give the spent disruption back.
+Health compute_from(const json& pdb, const std::vector<json>& pods, const json& disrupted) {
   Health h;
   for (const auto& p : pods) {
     if (pod_terminal(p)) continue;
     ++h.expected_pods;
-    if (pod_ready(p) && !pod_deleting(p)) ++h.current_healthy;
+    const bool evicted = disrupted.is_object() && disrupted.contains(p["metadata"].value("name", ""));
+    if (pod_ready(p) && !pod_deleting(p) && !evicted) ++h.current_healthy;
   }
   const json& spec = pdb["spec"];
   if (spec.contains("minAvailable")) {
@@ -112,7 +116,9 @@ json status_of(const json& pdb, const Health& h, const std::string& now) {
 
 }  // namespace
 
-Health compute(ApiServer& server, const json& pdb) { return compute_from(pdb, matching_pods(server, pdb)); }
+Health compute(ApiServer& server, const json& pdb) {
+  return compute_from(pdb, matching_pods(server, pdb), json::object());
+}
 
 std::expected<void, ApiError> check_eviction(ApiServer& server, const json& pod, bool dry_run) {
   // Terminal, pending and already-terminating pods can always be evicted.
@@ -195,26 +201,27 @@ void refresh_all(ApiServer& server) {
   std::string now = common::format_rfc3339(server.now());
   for (const auto& item : pdbs.items) {
     json pdb = json::parse(*item.text);
-    Health h = compute(server, pdb);
-    json st = status_of(pdb, h, now);
+    const std::string ns = pdb["metadata"].value("namespace", "");
     // Forget disruptions older than 2 minutes or whose pod is gone (like the disruption controller).
-    if (st.contains("disruptedPods") && st["disruptedPods"].is_object()) {
-      json kept = json::object();
-      for (auto& [name, ts] : st["disruptedPods"].items()) {
+    json kept = json::object();
+    if (pdb.contains("status") && pdb["status"].is_object() && pdb["status"].contains("disruptedPods") &&
+        pdb["status"]["disruptedPods"].is_object()) {
+      for (auto& [name, ts] : pdb["status"]["disruptedPods"].items()) {
         auto t = common::parse_rfc3339(ts.is_string() ? ts.get<std::string>() : "");
-        if (t && server.now() - *t < std::chrono::minutes(2) &&
-            server.store().get("/pods", object_key(pdb["metadata"].value("namespace", ""), name))) {
+        if (t && server.now() - *t < std::chrono::minutes(2) && server.store().get("/pods", object_key(ns, name))) {
           kept[name] = ts;
         }
       }
-      st["disruptedPods"] = kept;
     }
+    Health h = compute_from(pdb, matching_pods(server, pdb), kept);
+    json st = status_of(pdb, h, now);
+    st["disruptedPods"] = kept;
     if (pdb.contains("status") && pdb["status"] == st) continue;
     json next = pdb;
     next["status"] = st;
-    server.store().update("policy/poddisruptionbudgets", object_key(pdb["metadata"].value("namespace", ""),
-                                                                    pdb["metadata"].value("name", "")),
-                          next, item.rv, {});
+    // A conflict means an eviction recorded a disruption meanwhile: the next refresh counts it.
+    server.store().update("policy/poddisruptionbudgets", object_key(ns, pdb["metadata"].value("name", "")), next,
+                          item.rv, {});
   }
 }
 
