@@ -39,6 +39,8 @@ struct EngineOptions {
   // Admission webhooks (ENG-3). The server runs on every replica when it has a serving certificate: from
   // --cert-dir or --self-signed-webhook (with neither, it is not started and a warning says so).
   std::string webhook_bind = ":9443";
+  // --webhook-port (HLM-1's webhook.port): when not 0, the port of webhook_bind is replaced by it.
+  int webhook_port = 0;
   std::string cert_dir;
   bool self_signed_webhook = false;
   bool register_webhooks = false;

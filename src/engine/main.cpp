@@ -52,6 +52,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   engine->add_option("--webhook-bind-address", eo.webhook_bind, "Address of the HTTPS admission webhooks")
       ->capture_default_str();
+  engine->add_option("--webhook-port", eo.webhook_port,
+                     "Port of the HTTPS admission webhooks, replacing the port of --webhook-bind-address (the Helm "
+                     "chart's webhook.port)");
   engine->add_option("--cert-dir", eo.cert_dir,
                      "Directory with the webhook's tls.crt and tls.key (reloaded on change)");
   engine->add_flag("--self-signed-webhook", eo.self_signed_webhook,

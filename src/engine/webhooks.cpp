@@ -135,9 +135,22 @@ struct EngineWebhooks::Impl {
   common::Logger log{"engine.webhooks"};
 };
 
+std::string webhook_listen_address(const EngineOptions& o) {
+  if (o.webhook_port == 0) return o.webhook_bind;
+  const auto colon = o.webhook_bind.rfind(':');
+  const std::string host = colon == std::string::npos ? "" : o.webhook_bind.substr(0, colon);
+  return host + ":" + std::to_string(o.webhook_port);
+}
+
 std::string check_webhook_flags(const EngineOptions& o) {
   auto addr = kube::parse_bind_address(o.webhook_bind);
   if (!addr) return "--webhook-bind-address: " + addr.error().str();
+  if (o.webhook_port != 0 && addr->disabled) {
+    return "--webhook-port needs a webhook server: --webhook-bind-address must not be 0";
+  }
+  if (o.webhook_port < 0 || o.webhook_port > 65535) {
+    return "--webhook-port: " + std::to_string(o.webhook_port) + " is not a port (1-65535)";
+  }
   if (!o.cert_dir.empty() && o.self_signed_webhook) {
     return "--cert-dir and --self-signed-webhook are mutually exclusive";
   }
@@ -172,7 +185,7 @@ common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
   impl->self_signed = o.self_signed_webhook;
   impl->early = o.early_webhook_enabled;
   if (auto why = check_webhook_flags(o); !why.empty()) return common::fail(why);
-  auto addr = kube::parse_bind_address(o.webhook_bind);
+  auto addr = kube::parse_bind_address(webhook_listen_address(o));
   if (addr->disabled) {
     impl->log.warn("webhook server disabled (--webhook-bind-address=0): pods are admitted unchanged and "
                    "kubex objects are not validated by the engine",
@@ -197,7 +210,7 @@ common::Result<std::unique_ptr<EngineWebhooks>> EngineWebhooks::start(
     impl->ca_bundle_pem = impl->certificate->ca_bundle_pem();
   }
   webhook::ServerOptions so;
-  so.bind_address = o.webhook_bind;
+  so.bind_address = webhook_listen_address(o);
   so.on_tls_failure = [witness = impl->witness](const std::string& error) { witness->saw_tls_failure(error); };
   impl->server = std::make_unique<webhook::Server>(so, impl->certificate);
   impl->server->set_observer(impl->metrics->observer());

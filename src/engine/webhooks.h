@@ -47,6 +47,10 @@ struct WebhookContext {
 // ENG-3 flag combinations that cannot work; "" when they are fine.
 std::string check_webhook_flags(const EngineOptions& options);
 
+// Where the webhook server listens: --webhook-bind-address with its port replaced by --webhook-port when set
+// (":9443" and --webhook-port=10443 give ":10443"; "127.0.0.1:0" gives "127.0.0.1:10443").
+std::string webhook_listen_address(const EngineOptions& options);
+
 class EngineWebhooks {
  public:
   // Registers the admission metrics, then (when a certificate source is configured) loads or generates

@@ -112,7 +112,7 @@ def test_default_values_render_the_engine_without_the_early_pass(default):
     args = args_of(default)
     assert "--early-webhook-enabled" not in args and "--kai-queues" not in args and "--dry-run" not in args
     for flag in ("--leader-elect=true", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
-                 "--webhook-bind-address=:9443", f"--namespace={NS}", "--global-config-name=global-config",
+                 "--webhook-port=9443", f"--namespace={NS}", "--global-config-name=global-config",
                  "--policy-evaluation-name=policy-evaluation"):
         assert flag in args, (flag, args)
 
@@ -183,7 +183,6 @@ def test_every_flag_the_chart_passes_exists_in_the_engine(helm, settings):
     for arg in args_of(template(helm, *settings)):
         flag = arg.split("=", 1)[0]
         assert flag in known, f"the chart passes {flag}, which `kubex engine --help` does not list"
-    assert "--webhook-port" not in known  # SPEC HLM-1 names it; the port goes in --webhook-bind-address
 
 
 def test_deployment_is_non_root_read_only_and_probed_on_8081(helm):
@@ -202,7 +201,7 @@ def test_deployment_is_non_root_read_only_and_probed_on_8081(helm):
     assert ports == {"webhook-server": 10443, "metrics": 8080, "health": 8081}
     assert c["livenessProbe"]["httpGet"] == {"path": "/healthz", "port": "health"}
     assert c["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "health"}
-    assert "--leader-elect=false" in c["args"] and "--webhook-bind-address=:10443" in c["args"]
+    assert "--leader-elect=false" in c["args"] and "--webhook-port=10443" in c["args"]  # HLM-1
     cert_dir = next(a.split("=", 1)[1] for a in c["args"] if a.startswith("--cert-dir="))
     mount = next(m for m in c["volumeMounts"] if m["mountPath"] == cert_dir)
     vol = next(v for v in pod["volumes"] if v["name"] == mount["name"])

@@ -272,11 +272,27 @@ def test_bad_cert_dir_exits_with_one_line(sim, tmp_path):  # ENG-3
     ["--cert-dir", "/tmp", "--self-signed-webhook"],
     ["--self-signed-webhook", "--webhook-bind-address", "0"],
     ["--webhook-bind-address", "nowhere"],
+    ["--webhook-bind-address", "0", "--webhook-port", "9443"],
+    ["--self-signed-webhook", "--webhook-port", "70000"],
 ])
 def test_impossible_webhook_flags(sim, args):  # ENG-3: a bad flag is one clear line
     res, errors = run_once("--kubeconfig", sim.kubeconfig, *args)
     assert res.returncode == 2 and len(errors) == 1, res.stdout
     assert errors[0]["msg"] == "invalid flag"
+
+
+def test_webhook_port_replaces_the_port_of_the_bind_address(sim):  # HLM-1: webhook.port maps to --webhook-port
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        free = s.getsockname()[1]
+    eng = Engine(sim.kubeconfig, "--webhook-bind-address", "127.0.0.1:0", "--webhook-port", str(free),
+                 "--self-signed-webhook")
+    try:
+        assert eng.wait_line("serving webhooks")["port"] == free
+        with socket.create_connection(("127.0.0.1", free), timeout=5):
+            pass
+    finally:
+        assert eng.stop() == 0
 
 
 def review_body(uid):
