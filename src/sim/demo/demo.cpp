@@ -4,8 +4,10 @@
 
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
 #include <algorithm>
+#include <expected>
+#include <filesystem>
+#include <functional>
 #include <optional>
 
 #include "common/file_io.h"
@@ -65,6 +67,19 @@ class Demo {
   std::optional<int> watch_resize();
   bool resize_applied();
   std::optional<int> watch_consolidation();
+
+  // What an act's live view shows besides the pods.
+  struct View {
+    bool eviction_notes = false;  // "^ replacing: ..." under each pod the engine is evicting
+    bool nodes = false;           // the GPU nodes above the pods
+  };
+  // Says after each redraw whether the act's goal holds now; an error ends the demo (`step` failed).
+  using Tick = std::function<std::expected<bool, std::string>()>;
+  // The live-view loop of every act: once a second it reads the pods into rows_, redraws, then asks `tick`.
+  // The act is over once `tick` has held for `hold` in a row (`done` = true), or at the timeout (`done` =
+  // false). Returns the exit code when the demo ends here: the engine exited, Ctrl-C, or `tick` failed.
+  std::optional<int> watch(const std::string& step, std::chrono::seconds hold, View view, const Tick& tick,
+                           bool& done);
   int finish();
 
   DemoOptions o_;
@@ -349,34 +364,32 @@ std::optional<int> Demo::apply_examples() {
   return std::nullopt;
 }
 
-// Live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
-std::optional<int> Demo::watch_workloads() {
-  Applier& apply = *apply_;
-  bool tty = isatty(STDOUT_FILENO);
+std::optional<int> Demo::watch(const std::string& step, std::chrono::seconds hold, View view, const Tick& tick,
+                                bool& done) {
+  done = false;
+  const bool tty = isatty(STDOUT_FILENO);
   std::string last;
-  auto deadline = Clock::now() + o_.timeout;
-  auto stable_since = Clock::time_point::max();
+  const auto deadline = Clock::now() + o_.timeout;
+  auto held_since = Clock::time_point::max();
   while (Clock::now() < deadline) {
     if (!engine_.running()) {
       shutdown();
-      return fail("running the workloads",
-                  "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")", engine_log_);
+      return fail(step, "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")", engine_log_);
     }
-    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
-    live_view(rows_, last, tty, gpus_);
-    std::size_t running = 0, pending = 0;
-    for (const auto& r : rows_) {
-      if (r.status == "Running") ++running;
-      if (r.status != "Running" && r.status != "Terminating") ++pending;
+    rows_ = pod_rows(apply_->get(cluster::core_path("pods", "")), "kai-resource-reservation");
+    if (view.eviction_notes) attach_notes(rows_, eviction_notes(apply_->get(cluster::core_path("events", ""))));
+    live_view(rows_, last, tty, gpus_,
+              view.nodes ? render_nodes(apply_->get(cluster::core_path("nodes", "")), rows_) : "");
+    auto holds = tick();
+    if (!holds) return give_up(step, holds.error(), "");
+    if (!*holds) {
+      held_since = Clock::time_point::max();
+    } else if (held_since == Clock::time_point::max()) {
+      held_since = Clock::now();
     }
-    if (running >= expected_pods_ && pending == 0) {
-      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
-      if (Clock::now() - stable_since >= seconds(3)) {
-        settled_ = true;
-        break;
-      }
-    } else {
-      stable_since = Clock::time_point::max();
+    if (*holds && Clock::now() - held_since >= hold) {
+      done = true;
+      return std::nullopt;
     }
     if (!intr_.sleep(milliseconds(1000))) {
       shutdown();
@@ -387,43 +400,27 @@ std::optional<int> Demo::watch_workloads() {
   return std::nullopt;
 }
 
+// Act 1: live view until every GPU pod runs (and stays so for a few seconds), or the timeout.
+std::optional<int> Demo::watch_workloads() {
+  return watch("running the workloads", seconds(3), View{}, [this]() -> std::expected<bool, std::string> {
+    std::size_t running = 0, pending = 0;
+    for (const auto& r : rows_) {
+      if (r.status == "Running") ++running;
+      if (r.status != "Running" && r.status != "Terminating") ++pending;
+    }
+    return running >= expected_pods_ && pending == 0;
+  }, settled_);
+}
+
 // Act 2, the loop: chat-vllm's demand steps up (its usage pattern), the demo's reactive policy raises its GPU
 // fraction, and the engine replaces its pods one at a time; the live view says why each pod is being replaced.
 std::optional<int> Demo::watch_resize() {
   if (!settled_) return std::nullopt;
-  Applier& apply = *apply_;
   say("");
   say("Act 2: chat-vllm's GPU demand steps up from 25 % to 60 % of a GPU (usage pattern steps(25, 60@10s));");
   say("   the reactive policy demo-reactive raises its fraction and kubex replaces its pods one at a time");
-  bool tty = isatty(STDOUT_FILENO);
-  std::string last;
-  auto deadline = Clock::now() + o_.timeout;
-  auto stable_since = Clock::time_point::max();
-  while (Clock::now() < deadline) {
-    if (!engine_.running()) {
-      shutdown();
-      return fail("resizing chat-vllm", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
-                  engine_log_);
-    }
-    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
-    attach_notes(rows_, eviction_notes(apply.get(cluster::core_path("events", ""))));
-    live_view(rows_, last, tty, gpus_);
-    if (resize_applied()) {
-      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
-      if (Clock::now() - stable_since >= seconds(5)) {
-        resized_ = true;
-        break;
-      }
-    } else {
-      stable_since = Clock::time_point::max();
-    }
-    if (!intr_.sleep(milliseconds(1000))) {
-      shutdown();
-      say("\ninterrupted; everything stopped");
-      return 130;
-    }
-  }
-  return std::nullopt;
+  return watch("resizing chat-vllm", seconds(5), View{.eviction_notes = true},
+               [this]() -> std::expected<bool, std::string> { return resize_applied(); }, resized_);
 }
 
 // chat-vllm carries a reactive recommendation above its static 0.4, and every one of its pods runs with it.
@@ -467,48 +464,27 @@ std::optional<int> Demo::watch_consolidation() {
   if (!docs || docs->empty()) return give_up("applying the consolidation policy", "it holds no object", "");
   json policy = (*docs)[0];
   policy["spec"]["requeueAfter"] = "10s";
-  bool applied = false;
-  bool tty = isatty(STDOUT_FILENO);
-  std::string last;
-  auto deadline = Clock::now() + o_.timeout;
-  auto stable_since = Clock::time_point::max();
   const std::string policy_path =
       cluster::group_path("rightsizing.kubex.ai/v1alpha1", "gpuconsolidationpolicies", "") + "/" +
       policy["metadata"].value("name", "");
-  while (Clock::now() < deadline) {
-    if (!engine_.running()) {
-      shutdown();
-      return fail("consolidating", "kubex engine exited (code " + std::to_string(engine_.exit_code()) + ")",
-                  engine_log_);
-    }
-    rows_ = pod_rows(apply.get(cluster::core_path("pods", "")), "kai-resource-reservation");
-    attach_notes(rows_, eviction_notes(apply.get(cluster::core_path("events", ""))));
-    live_view(rows_, last, tty, gpus_, render_nodes(apply.get(cluster::core_path("nodes", "")), rows_));
+  bool applied = false;
+  // Once the scale-in has settled the policy is applied; the act ends when it has drained a node and the pods run.
+  auto drained = [&]() -> std::expected<bool, std::string> {
     bool settled = std::all_of(rows_.begin(), rows_.end(), [](const PodRow& r) { return r.status == "Running"; });
-    if (!applied && settled && rows_.size() + 1 == expected_pods_) {  // scaled in: now the policy
+    if (!applied && settled && rows_.size() + 1 == expected_pods_) {
       nodes_before_ = gpu_nodes_in_use(rows_);
-      if (auto r = apply.apply(policy); !r) return give_up("applying the consolidation policy", r.error().str(), "");
+      if (auto r = apply.apply(policy); !r) {
+        return std::unexpected("applying the consolidation policy: " + r.error().str());
+      }
       applied = true;
     }
     json st = applied ? apply.get(policy_path).value("status", json::object()) : json::object();
     drained_node_ = st.value("lastDrainedNode", "");
-    if (applied && settled && !drained_node_.empty() && st.value("drainingNode", "").empty()) {
-      if (stable_since == Clock::time_point::max()) stable_since = Clock::now();
-      if (Clock::now() - stable_since >= seconds(5)) {
-        consolidated_ = true;
-        nodes_after_ = gpu_nodes_in_use(rows_);
-        break;
-      }
-    } else {
-      stable_since = Clock::time_point::max();
-    }
-    if (!intr_.sleep(milliseconds(1000))) {
-      shutdown();
-      say("\ninterrupted; everything stopped");
-      return 130;
-    }
-  }
-  return std::nullopt;
+    return applied && settled && !drained_node_.empty() && st.value("drainingNode", "").empty();
+  };
+  auto code = watch("consolidating", seconds(5), View{.eviction_notes = true, .nodes = true}, drained, consolidated_);
+  if (consolidated_) nodes_after_ = gpu_nodes_in_use(rows_);
+  return code;
 }
 
 // The report; with --keep-running the cluster stays up until Ctrl-C.
