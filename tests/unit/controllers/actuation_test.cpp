@@ -6,11 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../act/act_fakes.h"
-#include "actuation_fakes.h"
 #include "act/pod_annotations.h"
-#include "controllers/webhook_health_signal.h"
-#include "status_fakes.h"
+#include "eviction_fixture.h"
 
 namespace kubex::controllers {
 namespace {
@@ -21,71 +18,29 @@ namespace da = decide::actuation;
 
 using test::kKey;
 using test::pod;
-using FakeFacts = test::FakeActuationFacts;
 using test::FakePodAnnotations;
 
-class ActuationFixture : public ::testing::Test {
+class ActuationFixture : public EvictionFixture<ActuationController> {
  protected:
-  FakeApi api;
-  FakeCache cache{&api};
-  FakeCatalogView catalog{&cache};
-  common::FakeClock clock;
-  std::vector<json> events;
-  std::unique_ptr<kube::EventRecorder> recorder;
-  FakeFacts* facts = nullptr;
-  std::shared_ptr<act::test::FakeEvictor> evictor = std::make_shared<act::test::FakeEvictor>();
-  std::shared_ptr<FakePodAnnotations> annotations = std::make_shared<FakePodAnnotations>();
-  std::shared_ptr<WebhookHealthSignal> webhook = std::make_shared<WebhookHealthSignal>();
-  std::unique_ptr<ActuationController> ctl;
-
   void SetUp() override {
-    api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
-    api.put(kubex_object("ClusterStaticPolicy", "", "half",
-                         {{"scope", {{"namespaceSelector", {{"operator", "In"}, {"values", {"ml"}}}},
-                                     {"workloadTypes", {"Deployment"}}}},
-                          {"resources", {{"containers", {{"*", {{"requests", {{"gpu", "0.5"}}}}}}}}},
-                          {"automationStrategyRef", {{"name", "kai"}}}}));
-    webhook->set(decide::WebhookHealth::kHealthy);
+    seed_kubex_objects();
     make();
   }
 
   void make(bool dry_run = false) {
-    kube::EventRecorderOptions eo;
-    eo.clock = &clock;
-    recorder = std::make_unique<kube::EventRecorder>(std::make_unique<FakeEventSink>(&events), eo);
     ActuationDeps d;
     d.catalog = &catalog;
-    auto f = std::make_unique<FakeFacts>();
-    facts = f.get();
-    f->workload = api::project_workload(
-        {{"apiVersion", "apps/v1"},
-         {"kind", "Deployment"},
-         {"metadata", {{"name", "infer"}, {"namespace", "ml"}, {"uid", "d-infer"}}},
-         {"spec", {{"replicas", 2}}}});
-    f->tmpl = {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}},
-               {"spec",
-                {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}};
-    d.facts = std::move(f);
+    d.facts = new_facts(
+        {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}},
+         {"spec", {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}});
     d.evictor = evictor;
-    d.pod_annotations = annotations;
+    d.pod_annotations = pod_annotations;
     d.events = recorder.get();
     d.webhook = webhook;
     ActuationOptions o;
     o.clock = &clock;
     o.dry_run = dry_run;
     ctl = std::make_unique<ActuationController>(std::move(d), o);
-  }
-
-  kube::ReconcileOutcome reconcile() {
-    cache.sync();
-    auto r = ctl->reconcile(kKey);
-    recorder->flush();
-    return r;
-  }
-  std::vector<std::string> reasons() {
-    std::vector<std::string> out;
-    for (const auto& e : events) out.push_back(e["reason"]);
-    return out;
   }
 };
 
@@ -129,10 +84,10 @@ TEST_F(ActuationFixture, UnhealthyWebhookPausesEvictions) {  // ACT-2 webhook-un
   facts->pod_list = {pod("infer-a", 25, clock.now())};
   ASSERT_TRUE(reconcile());
   EXPECT_TRUE(evictor->calls().empty());
-  ASSERT_EQ(annotations->writes.size(), 1u);
-  EXPECT_EQ(annotations->writes[0][0], "ml/infer-a");
-  EXPECT_EQ(annotations->writes[0][1], "rightsizing.kubex.ai/automation-constraints");
-  EXPECT_NE(annotations->writes[0][2].find("webhook-unhealthy"), std::string::npos);
+  ASSERT_EQ(pod_annotations->writes.size(), 1u);
+  EXPECT_EQ(pod_annotations->writes[0][0], "ml/infer-a");
+  EXPECT_EQ(pod_annotations->writes[0][1], "rightsizing.kubex.ai/automation-constraints");
+  EXPECT_NE(pod_annotations->writes[0][2].find("webhook-unhealthy"), std::string::npos);
 }
 
 TEST_F(ActuationFixture, DryRunEvictsNothing) {  // ACT-8
@@ -141,7 +96,7 @@ TEST_F(ActuationFixture, DryRunEvictsNothing) {  // ACT-8
   ASSERT_TRUE(reconcile());
   EXPECT_TRUE(evictor->calls().empty());
   EXPECT_EQ(reasons(), std::vector<std::string>{"WouldEvict"});
-  EXPECT_TRUE(annotations->writes.empty());
+  EXPECT_TRUE(pod_annotations->writes.empty());
 }
 
 TEST_F(ActuationFixture, UnmanagedWorkloadIsLeftAlone) {  // ACT-1: managed workloads only
@@ -156,7 +111,7 @@ TEST_F(ActuationFixture, AutomationDisabledEvictsNothing) {  // ACT-2 automation
   facts->pod_list = {pod("infer-a", 25, clock.now())};
   ASSERT_TRUE(reconcile());
   EXPECT_TRUE(evictor->calls().empty());
-  EXPECT_TRUE(annotations->writes.empty());  // nothing is written on pods while automation is off
+  EXPECT_TRUE(pod_annotations->writes.empty());  // nothing is written on pods while automation is off
 }
 
 }  // namespace

@@ -5,13 +5,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../act/act_fakes.h"
-#include "actuation_fakes.h"
 #include "annotation_fakes.h"
 #include "api/keys.h"
-#include "controllers/webhook_health_signal.h"
 #include "decide/actuation/rollback.h"
-#include "status_fakes.h"
+#include "eviction_fixture.h"
 
 namespace kubex::controllers {
 namespace {
@@ -23,54 +20,26 @@ const std::string kDesired = "cwstatic.rightsizing.kubex.ai/desired-resource-req
 const std::string kInfo = R"({"mode":"kai","strategy":"ClusterAutomationStrategy/kai","containers":{"app":{"gpu":)"
                           R"({"from":"1","to":"0.5","source":"ClusterStaticPolicy/half"}}}})";
 
-class RollbackFixture : public ::testing::Test {
+class RollbackFixture : public EvictionFixture<RollbackController> {
  protected:
-  FakeApi api;
-  FakeCache cache{&api};
-  FakeCatalogView catalog{&cache};
-  common::FakeClock clock;
-  std::vector<json> events;
-  std::unique_ptr<kube::EventRecorder> recorder;
-  FakeActuationFacts* facts = nullptr;
-  std::shared_ptr<act::test::FakeEvictor> evictor = std::make_shared<act::test::FakeEvictor>();
-  std::shared_ptr<FakePodAnnotations> pod_annotations = std::make_shared<FakePodAnnotations>();
   std::shared_ptr<FakeAnnotationWriter> owner = std::make_shared<FakeAnnotationWriter>();
-  std::shared_ptr<WebhookHealthSignal> webhook = std::make_shared<WebhookHealthSignal>();
-  std::unique_ptr<RollbackController> ctl;
 
   void SetUp() override {
-    api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
-    api.put(kubex_object("ClusterStaticPolicy", "", "half",
-                         {{"scope", {{"namespaceSelector", {{"operator", "In"}, {"values", {"ml"}}}},
-                                     {"workloadTypes", {"Deployment"}}}},
-                          {"resources", {{"containers", {{"*", {{"requests", {{"gpu", "0.5"}}}}}}}}},
-                          {"automationStrategyRef", {{"name", "kai"}}}}));
-    webhook->set(decide::WebhookHealth::kHealthy);
+    seed_kubex_objects();
     make();
   }
 
   // The Deployment with these owner annotations; its template asks for one whole GPU.
   void make(json owner_annotations = json::object(), bool dry_run = false) {
-    kube::EventRecorderOptions eo;
-    eo.clock = &clock;
-    recorder = std::make_unique<kube::EventRecorder>(std::make_unique<FakeEventSink>(&events), eo);
+    const json one_gpu = {{"nvidia.com/gpu", "1"}};
     RollbackDeps d;
     d.catalog = &catalog;
-    auto f = std::make_unique<FakeActuationFacts>();
-    facts = f.get();
-    f->workload = api::project_workload(
-        {{"apiVersion", "apps/v1"},
-         {"kind", "Deployment"},
-         {"metadata", {{"name", "infer"}, {"namespace", "ml"}, {"uid", "d-infer"}, {"annotations", owner_annotations}}},
-         {"spec", {{"replicas", 2}}}});
-    f->tmpl = {{"metadata", json::object()},
-               {"spec",
-                {{"containers",
-                  {{{"name", "app"},
-                    {"image", "x"},
-                    {"resources",
-                     {{"requests", {{"nvidia.com/gpu", "1"}}}, {"limits", {{"nvidia.com/gpu", "1"}}}}}}}}}}};
-    d.facts = std::move(f);
+    d.facts = new_facts(
+        {{"metadata", json::object()},
+         {"spec",
+          {{"containers",
+            {{{"name", "app"}, {"image", "x"}, {"resources", {{"requests", one_gpu}, {"limits", one_gpu}}}}}}}}},
+        owner_annotations);
     d.evictor = evictor;
     d.pod_annotations = pod_annotations;
     d.owner_annotations = owner;
@@ -80,18 +49,6 @@ class RollbackFixture : public ::testing::Test {
     o.clock = &clock;
     o.dry_run = dry_run;
     ctl = std::make_unique<RollbackController>(std::move(d), o);
-  }
-
-  kube::ReconcileOutcome reconcile() {
-    cache.sync();
-    auto r = ctl->reconcile(kKey);
-    recorder->flush();
-    return r;
-  }
-  std::vector<std::string> reasons() {
-    std::vector<std::string> out;
-    for (const auto& e : events) out.push_back(e["reason"]);
-    return out;
   }
   // A pod admission resized to 0.5, with its pod-rightsizing-info.
   da::PodFacts resized(const std::string& name) {
