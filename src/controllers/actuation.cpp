@@ -42,12 +42,6 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
   if (d.result != decide::AdmissionResult::kSkipped) in.desired = d.allocation;
   in.settings = settings_for(*w, d.summary.strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
   in.workload = workload_facts(*w, facts().pods(*w->view));
-  EvictionMemory memory = memory_.get(key);
-  in.guard = memory.guard;
-  in.last_eviction = memory.last_eviction;
-  in.pdb_blocked = memory.pdb_blocked;
-
-  da::Plan plan = da::decide(in);
   PlanRunner run;
   run.evictor = deps_.evictor.get();
   run.pod_annotations = deps_.pod_annotations.get();
@@ -56,8 +50,7 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
   run.reason = act::EvictionReason::kResize;
   run.evicted_event = "PolicyEvaluationEvictResize";
   run.target_text = "the GPU allocation " + (in.desired ? allocation_text(*in.desired) : std::string("none"));
-  carry_out(run, plan, in, memory, *w);
-  memory_.put(key, std::move(memory));
+  const da::Plan plan = decide_and_carry_out(run, in, memory_, key, *w);
   log_summary(log_, "actuation", *w, d.summary, plan, in);  // OBS-4: one line per reconcile
   return kube::ReconcileResult{false, plan.requeue_after};
 }

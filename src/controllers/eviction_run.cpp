@@ -222,6 +222,18 @@ void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, Evict
   }
 }
 
+da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemories& memories,
+                              const std::string& key, const WorkloadContext& w) {
+  EvictionMemory memory = memories.get(key);
+  if (in.purpose == da::Purpose::kResize) in.guard = memory.guard;
+  in.last_eviction = memory.last_eviction;
+  in.pdb_blocked = memory.pdb_blocked;
+  da::Plan plan = da::decide(in);
+  carry_out(run, plan, in, memory, w);
+  memories.put(key, std::move(memory));
+  return plan;
+}
+
 void log_summary(const common::Logger& log, const std::string& phase, const WorkloadContext& w,
                  const decide::Summary& decided, const da::Plan& plan, const da::Input& in) {
   if (!log.enabled(common::LogLevel::kInfo)) return;

@@ -111,6 +111,13 @@ struct PlanRunner {
 void carry_out(const PlanRunner& run, decide::actuation::Plan& plan, const decide::actuation::Input& in,
                EvictionMemory& memory, const WorkloadContext& w);
 
+// decide::actuation::decide() on `in` with the workload's memory (ACT-5's last eviction and PDB refusals, and
+// for a resize ACT-7's loop guard), then carry_out(), keeping the new memory under `key`. Returns the plan as
+// carried out.
+decide::actuation::Plan decide_and_carry_out(const PlanRunner& run, decide::actuation::Input& in,
+                                             EvictionMemories& memories, const std::string& key,
+                                             const WorkloadContext& w);
+
 // OBS-4: the reconcile's `rightsizing summary` line (phase `actuation` or `rollback`), with the changes of the
 // pod it names towards `in.desired`.
 void log_summary(const common::Logger& log, const std::string& phase, const WorkloadContext& w,

@@ -160,11 +160,6 @@ da::Result RollbackController::roll_pods(const std::string& key, const WorkloadC
   in.now = now;
   in.settings = settings_for(w, strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
   in.workload = workload_facts(w, facts().pods(*w.view));
-  EvictionMemory memory = memory_.get(key);
-  in.pdb_blocked = memory.pdb_blocked;
-  in.last_eviction = memory.last_eviction;
-
-  da::Plan plan = da::decide(in);
   PlanRunner run;
   run.evictor = deps_.evictor.get();
   run.pod_annotations = deps_.pod_annotations.get();
@@ -173,8 +168,7 @@ da::Result RollbackController::roll_pods(const std::string& key, const WorkloadC
   run.reason = act::EvictionReason::kRollback;
   run.evicted_event = "PolicyEvaluationEvictRollback";
   run.target_text = "its original GPU form (no policy manages the workload any more)";
-  carry_out(run, plan, in, memory, w);
-  memory_.put(key, std::move(memory));
+  const da::Plan plan = decide_and_carry_out(run, in, memory_, key, w);
   decide::Summary decided;
   decided.strategy = strategy;
   log_summary(log_, "rollback", w, decided, plan, in);  // OBS-4
