@@ -259,26 +259,37 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
     }
   }
 
+  act::StatusChange change;
+  change.generation = policy.meta.generation;
+  const pk::Pool pool = deps_.inventory->pool(policy.spec.node_selector, reservation_namespace());
+  std::set<std::string> pool_names;
+  for (const pk::PoolNode& n : pool.nodes) pool_names.insert(n.name);
+
   std::optional<Drain> drain;
-  std::string other_draining;  // another policy's drain in progress (CON-9)
+  // Another policy's drain in progress over a pool that shares a node with this one (CON-9): its pods are moving
+  // onto nodes this plan would count on, so this policy waits. Policies over disjoint pools drain side by side.
+  std::string other_draining;
   {
     std::lock_guard lk(mu_);
     if (!seen_.count(name)) {  // after a restart or a change of leader: the drain the status records
       seen_.insert(name);
       if (!policy.status.draining_node.empty() && !drains_.count(name) && !options_.dry_run) {
         auto t = common::parse_rfc3339(policy.status.drain_start_time);
-        drains_[name] = {policy.status.draining_node, t ? *t : now};
+        drains_[name] = {policy.status.draining_node, t ? *t : now, {}};
       }
     }
-    if (auto it = drains_.find(name); it != drains_.end()) drain = it->second;
+    if (auto it = drains_.find(name); it != drains_.end()) {
+      it->second.pool = pool_names;
+      drain = it->second;
+    }
     for (const auto& [p, d] : drains_) {
-      if (p != name) other_draining = p + " (node " + d.node + ")";
+      if (p == name) continue;
+      const bool overlaps = d.pool.empty() || std::any_of(d.pool.begin(), d.pool.end(), [&](const std::string& n) {
+                              return pool_names.count(n) > 0;
+                            });
+      if (overlaps) other_draining = p + " (node " + d.node + ")";
     }
   }
-
-  act::StatusChange change;
-  change.generation = policy.meta.generation;
-  const pk::Pool pool = deps_.inventory->pool(policy.spec.node_selector, reservation_namespace());
 
   // CON-1: an empty pool.
   if (pool.nodes.empty()) {
@@ -383,7 +394,7 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
       if (!t.ok()) return std::unexpected("cannot taint node " + c->node + ": " + t.message);
       {
         std::lock_guard lk(mu_);
-        drains_[name] = {c->node, now};
+        drains_[name] = {c->node, now, pool_names};
       }
       // CON-7 (2): drainingNode and drainStartTime before any eviction.
       const std::string msg = "draining node " + c->node + " (" + util + "): " + placements_text(*c);
@@ -415,7 +426,7 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
     }
     change.fields["drainingNode"] = nullptr;
     change.fields["drainStartTime"] = nullptr;
-  } else {  // CON-9: another policy is draining; this one waits and keeps its condition
+  } else {  // CON-9: another policy drains in an overlapping pool; this one waits and keeps its condition
     change.fields["drainingNode"] = nullptr;
     change.fields["drainStartTime"] = nullptr;
     log_.debug("waiting for another policy's drain", {{"policy", name}, {"other", other_draining}});

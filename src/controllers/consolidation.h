@@ -110,6 +110,9 @@ class ConsolidationController final : public kube::Runnable {
   struct Drain {
     std::string node;
     common::TimePoint start{};
+    // The node names of the draining policy's pool, refreshed on each of its reconciles (empty until the first
+    // after a restart). Another policy waits while its own pool shares a node with this one (CON-9).
+    std::set<std::string> pool;
   };
   kube::ReconcileOutcome reconcile_policy(const std::string& name);
   kube::ReconcileOutcome sweep();

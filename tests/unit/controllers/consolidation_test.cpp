@@ -313,6 +313,21 @@ TEST_F(ConsolidationTest, OneDrainAtATimeAcrossPolicies) {  // CON-9
   EXPECT_EQ(ctrl->draining("all"), "");
 }
 
+TEST_F(ConsolidationTest, PoliciesOverDisjointPoolsDrainSideBySide) {  // CON-9 is per policy
+  // A second pool "a10" shaped like the T4 one: its policy's drain does not wait for the T4 drain.
+  pool.nodes.push_back(node("m1", "a10"));
+  pool.nodes.push_back(node("m2", "a10"));
+  pool.pods.push_back(pod("q1", "m1", 50));
+  pool.pods.push_back(pod("q2", "m2", 25));
+  api.put(policy_json("a10", "a10"));
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  ASSERT_TRUE(ctrl->reconcile("a10").has_value());
+  EXPECT_EQ(ctrl->draining("t4"), "n2");
+  EXPECT_EQ(ctrl->draining("a10"), "m2");
+  EXPECT_EQ(available("a10")["reason"], "Draining");
+  EXPECT_EQ(evictor->called_keys(), (std::vector<std::string>{"ml/p2", "ml/q2"}));
+}
+
 TEST_F(ConsolidationTest, TaintConflictIsRetriedOnTheNextReconcile) {  // CON-7 (1): resourceVersion-guarded
   tainter->conflicts = 1;
   ASSERT_TRUE(ctrl->reconcile("t4").has_value());
