@@ -417,7 +417,7 @@ std::optional<int> Demo::watch_workloads() {
 std::optional<int> Demo::watch_resize() {
   if (!settled_) return std::nullopt;
   say("");
-  say("Act 2: chat-vllm's GPU demand steps up from 25 % to 60 % of a GPU (usage pattern steps(25, 60@10s));");
+  say("Act 2: chat-vllm's GPU demand steps up from 25 % to 45 % of a GPU (usage pattern steps(25, 45@10s));");
   say("   the reactive policy demo-reactive raises its fraction and kubex replaces its pods one at a time");
   return watch("resizing chat-vllm", seconds(5), View{.eviction_notes = true},
                [this]() -> std::expected<bool, std::string> { return resize_applied(); }, resized_);
