@@ -505,3 +505,11 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     assert one(rendered, "Secret")["data"] == secret["data"]
     for cfg in by_kind(rendered, "MutatingWebhookConfiguration").values():
         assert cfg["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
+    # helm uninstall removes the release's objects and says so without an error (kubex-sim once refused the
+    # DeleteOptions body helm sends).
+    res = run_helm(helm, "uninstall", RELEASE, *kube, "-n", NS, "--wait", "--timeout", "60s")
+    assert res.returncode == 0 and not res.stderr.strip(), res.stderr
+    assert f'release "{RELEASE}" uninstalled' in res.stdout, res.stdout
+    gone = sim.kubectl("get", "mutatingwebhookconfiguration", EARLY, check=False)
+    assert gone.returncode != 0 and "NotFound" in gone.stderr, gone.stdout
+    assert sim.kubectl("get", "deployment", "-n", NS, RELEASE, check=False).returncode != 0

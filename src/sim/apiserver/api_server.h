@@ -176,6 +176,8 @@ class ApiServer {
 
  private:
   std::expected<nlohmann::json, ApiError> decode_body(const ApiRequest& req) const;
+  // The DeleteOptions of a DELETE (body in any media type decode_body reads, then query parameters).
+  std::expected<DeleteOptions, ApiError> delete_options(const ApiRequest& req) const;
   bool namespace_exists(const std::string& ns, bool& terminating) const;
   void after_remove(const ResourceInfo& r, const nlohmann::json& removed);
 

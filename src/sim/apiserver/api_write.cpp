@@ -414,13 +414,15 @@ ApiResponse ApiServer::do_patch(const ApiRequest& req, const RequestInfo& ri, co
 
 namespace {
 
-std::expected<ApiServer::DeleteOptions, ApiError> parse_delete_options(const ApiRequest& req) {
+// `body`: the request's DeleteOptions decoded (JSON, YAML or protobuf: client-go's typed clients send protobuf),
+// null when the request has none.
+std::expected<ApiServer::DeleteOptions, ApiError> parse_delete_options(const ApiRequest& req, const json* body) {
   ApiServer::DeleteOptions o;
   o.user = req.user;
   o.dry_run = req.param("dryRun").has_value();
-  if (!req.body.empty()) {
-    json b = json::parse(req.body, nullptr, false);
-    if (b.is_discarded() || !b.is_object()) return std::unexpected(bad_request("invalid DeleteOptions body"));
+  if (body) {
+    const json& b = *body;
+    if (!b.is_object()) return std::unexpected(bad_request("invalid DeleteOptions body: not an object"));
     if (b.contains("gracePeriodSeconds") && b["gracePeriodSeconds"].is_number_integer()) {
       o.grace_period_seconds = b["gracePeriodSeconds"].get<std::int64_t>();
     }
@@ -574,8 +576,15 @@ void ApiServer::after_remove(const ResourceInfo& r, const json& removed) {
   gc_->object_removed(r, removed);
 }
 
+std::expected<ApiServer::DeleteOptions, ApiError> ApiServer::delete_options(const ApiRequest& req) const {
+  if (req.body.empty()) return parse_delete_options(req, nullptr);
+  auto body = decode_body(req);
+  if (!body) return std::unexpected(bad_request("invalid DeleteOptions body: " + body.error().message));
+  return parse_delete_options(req, &*body);
+}
+
 ApiResponse ApiServer::do_delete(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r) {
-  auto opts = parse_delete_options(req);
+  auto opts = delete_options(req);
   if (!opts) return ApiResponse::error(opts.error());
   bool removed = false;
   auto out = delete_object(r, r.namespaced ? ri.ns : "", ri.name, *opts, removed);
@@ -588,7 +597,7 @@ ApiResponse ApiServer::do_delete(const ApiRequest& req, const RequestInfo& ri, c
 }
 
 ApiResponse ApiServer::do_delete_collection(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r) {
-  auto opts = parse_delete_options(req);
+  auto opts = delete_options(req);
   if (!opts) return ApiResponse::error(opts.error());
   ApiRequest list_req = req;
   list_req.method = "GET";

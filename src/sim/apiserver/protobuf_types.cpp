@@ -511,6 +511,9 @@ constexpr ProtoKind kKinds[] = {
     {"batch/v1", "CronJob", &kCronJob},
     {"policy/v1", "PodDisruptionBudget", &kPodDisruptionBudget},
     {"policy/v1", "Eviction", &kEviction},
+    // The body of a DELETE from client-go's typed clients (helm uninstall purging its release Secret).
+    {"v1", "DeleteOptions", &kDeleteOptions},
+    {"meta.k8s.io/v1", "DeleteOptions", &kDeleteOptions},
     {"scheduling.k8s.io/v1", "PriorityClass", &kPriorityClass},
     {"rbac.authorization.k8s.io/v1", "Role", &kRole},
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &kClusterRole},

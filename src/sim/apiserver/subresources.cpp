@@ -13,8 +13,12 @@ namespace kubex::sim {
 using nlohmann::json;
 
 ApiResponse ApiServer::do_eviction(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r) {
-  json body = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
-  if (body.is_discarded() || !body.is_object()) return ApiResponse::error(bad_request("invalid Eviction body"));
+  json body = json::object();
+  if (!req.body.empty()) {  // JSON, YAML or protobuf (client-go's typed clients, e.g. kubectl drain)
+    auto decoded = decode_body(req);
+    if (!decoded || !decoded->is_object()) return ApiResponse::error(bad_request("invalid Eviction body"));
+    body = std::move(*decoded);
+  }
   std::string body_name = body.contains("metadata") ? body["metadata"].value("name", "") : "";
   if (!body_name.empty() && body_name != ri.name) {
     return ApiResponse::error(bad_request("name in URL does not match name in Eviction object"));
