@@ -505,6 +505,12 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     assert one(rendered, "Secret")["data"] == secret["data"]
     for cfg in by_kind(rendered, "MutatingWebhookConfiguration").values():
         assert cfg["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
+    # A real upgrade patches the webhook configurations (strategic merge, webhooks merged by name).
+    res = run_helm(helm, "upgrade", RELEASE, str(CHART), *kube, "-n", NS, *values, "--set", "webhook.timeoutSeconds=5")
+    assert res.returncode == 0, res.stderr
+    early = sim.kubectl_json("get", "mutatingwebhookconfiguration", EARLY)
+    assert [w["timeoutSeconds"] for w in early["webhooks"]] == [5] * len(early["webhooks"]), early
+    assert early["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
     # helm uninstall removes the release's objects and says so without an error (kubex-sim once refused the
     # DeleteOptions body helm sends).
     res = run_helm(helm, "uninstall", RELEASE, *kube, "-n", NS, "--wait", "--timeout", "60s")

@@ -91,6 +91,11 @@ constexpr FieldRule kRules[] = {
     {"PodDisruptionBudget", "spec", Strategy::kDefault, "", "PodDisruptionBudgetSpec"},
     {"PodDisruptionBudget", "status", Strategy::kDefault, "", "ConditionsStatus"},
     {"PodDisruptionBudgetSpec", "selector", Strategy::kReplace, "", ""},
+    // Webhook configurations (admissionregistration/v1): webhooks merge by name.
+    {"MutatingWebhookConfiguration", "metadata", Strategy::kDefault, "", "ObjectMeta"},
+    {"MutatingWebhookConfiguration", "webhooks", Strategy::kMerge, "name", ""},
+    {"ValidatingWebhookConfiguration", "metadata", Strategy::kDefault, "", "ObjectMeta"},
+    {"ValidatingWebhookConfiguration", "webhooks", Strategy::kMerge, "name", ""},
 };
 
 

@@ -147,6 +147,25 @@ TEST(StrategicMergePatch, KubectlApplyChangesImageAndDeletesEnvVar) {
   EXPECT_FALSE((*result)["spec"]["template"]["spec"].contains("$setElementOrder/containers"));
 }
 
+// `kubectl apply` (or `helm upgrade`) onto a webhook configuration created another way: webhooks merge by name.
+TEST(StrategicMergePatch, WebhookConfigurationWebhooksMergeByName) {
+  const json original = json::parse(R"({
+    "apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+    "metadata": {"name": "zzz-kubex"},
+    "webhooks": [{"name": "a.kubex.ai", "timeoutSeconds": 10, "sideEffects": "None"},
+                 {"name": "b.kubex.ai", "timeoutSeconds": 10, "sideEffects": "None"}]})");
+  auto result = smp(original, R"({
+    "$setElementOrder/webhooks": [{"name": "b.kubex.ai"}, {"name": "a.kubex.ai"}],
+    "webhooks": [{"name": "a.kubex.ai", "timeoutSeconds": 5}]})",
+                    "MutatingWebhookConfiguration");
+  ASSERT_TRUE(result) << result.error().message;
+  const json& hooks = (*result)["webhooks"];
+  ASSERT_EQ(names(hooks), (std::vector<std::string>{"b.kubex.ai", "a.kubex.ai"}));
+  EXPECT_EQ(hooks[1]["timeoutSeconds"], 5);
+  EXPECT_EQ(hooks[1]["sideEffects"], "None");  // merged, not replaced
+  EXPECT_EQ(hooks[0]["timeoutSeconds"], 10);
+}
+
 TEST(StrategicMergePatch, DoesNotModifyTheOriginal) {
   const json original = deployment();
   const json copy = original;
