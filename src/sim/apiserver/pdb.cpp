@@ -116,10 +116,6 @@ json status_of(const json& pdb, const Health& h, const std::string& now) {
 
 }  // namespace
 
-Health compute(ApiServer& server, const json& pdb) {
-  return compute_from(pdb, matching_pods(server, pdb), json::object());
-}
-
 std::expected<void, ApiError> check_eviction(ApiServer& server, const json& pod, bool dry_run) {
   // Terminal, pending and already-terminating pods can always be evicted.
   std::string phase = pod.contains("status") ? pod["status"].value("phase", "") : "";

@@ -19,9 +19,6 @@ struct Health {
   std::int64_t disruptions_allowed = 0;
 };
 
-// Computes the budget of `pdb` from the pods currently stored.
-Health compute(ApiServer& server, const nlohmann::json& pdb);
-
 // Allows or refuses (429) the eviction of `pod`; on success (and not dry-run) records the disruption in the
 // matching budget's status.
 std::expected<void, ApiError> check_eviction(ApiServer& server, const nlohmann::json& pod, bool dry_run);
