@@ -295,6 +295,14 @@ def test_mutating_webhook_dry_run_and_failure_policies(sim, namespace, tmp_path)
     adm.delete_mutating_webhook_configuration(f"mutate-{namespace}")
 
 
+def unscheduled(pod_obj):
+    """Pinned to a label no node has: no scheduler or kubelet ever touches the pod, so only the test moves its
+    status. (A kubelet reporting Running-not-Ready after the test's own Ready makes the pod an unhealthy one,
+    which an eviction may take while the budget still counts it healthy: that is the API, not a bug.)"""
+    pod_obj["spec"]["nodeSelector"] = {"kubex.test/nowhere": "true"}
+    return pod_obj
+
+
 def make_ready(core, namespace, name):
     now = "2026-01-01T00:00:00Z"
     core.patch_namespaced_pod_status(name, namespace, {"status": {"phase": "Running", "conditions": [
@@ -307,7 +315,7 @@ def test_eviction_respects_pod_disruption_budget(sim, namespace):
     policy.create_namespaced_pod_disruption_budget(namespace, {
         "apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "guard"},
         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}}})
-    core.create_namespaced_pod(namespace, pod("g1", {"app": "guarded"}))
+    core.create_namespaced_pod(namespace, unscheduled(pod("g1", {"app": "guarded"})))
     make_ready(core, namespace, "g1")
     wait_for(lambda: policy.read_namespaced_pod_disruption_budget("guard", namespace).status.current_healthy == 1,
              what="PDB status currentHealthy=1")
@@ -319,7 +327,7 @@ def test_eviction_respects_pod_disruption_budget(sim, namespace):
     assert e.value.status == 429
     assert "disruption budget" in e.value.body
 
-    core.create_namespaced_pod(namespace, pod("g2", {"app": "guarded"}))
+    core.create_namespaced_pod(namespace, unscheduled(pod("g2", {"app": "guarded"})))
     make_ready(core, namespace, "g2")
     wait_for(lambda: policy.read_namespaced_pod_disruption_budget("guard", namespace).status.disruptions_allowed == 1,
              what="PDB allows one disruption")
