@@ -6,6 +6,8 @@
 #include <ostream>
 #include <sstream>
 
+#include "engine/text_table.h"
+
 namespace kubex::engine {
 namespace {
 
@@ -47,24 +49,6 @@ std::string message(const PolicyPlan& p) {
   if (const auto* c = p.plan.first_feasible())
     return "would drain " + c->node + " (" + pk::format_percent(c->utilization_centi_percent) + ")";
   return p.plan.message;
-}
-
-// Column-aligned rows; the last column is not padded.
-void table(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
-  std::vector<std::size_t> width;
-  for (const auto& r : rows)
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      if (width.size() <= i) width.push_back(0);
-      width[i] = std::max(width[i], r[i].size());
-    }
-  for (const auto& r : rows) {
-    std::string line = indent;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      line += r[i];
-      if (i + 1 < r.size()) line += std::string(width[i] - r[i].size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
 }
 
 std::string moves_text(const std::vector<pk::Placement>& ps) {
@@ -153,7 +137,7 @@ void print_policy_plan(const PolicyPlan& p, std::ostream& out) {
     rows.push_back({n.name, std::to_string(n.gpu_capacity), pk::format_allocated(n.allocated),
                     pk::format_percent(n.utilization_centi_percent()), gpus_text(n.gpus),
                     n.destination ? "yes" : "no (" + n.not_destination + ")"});
-  table(out, rows, "    ");
+  print_table(out, rows, "    ");
   out << "  Candidates (lowest utilization first):\n";
   rows = {{"#", "NODE", "UTILIZATION", "RESULT"}};
   int i = 0;
@@ -164,7 +148,7 @@ void print_policy_plan(const PolicyPlan& p, std::ostream& out) {
     rows.push_back({c.candidate ? std::to_string(++i) : "-", c.node, pk::format_percent(c.utilization_centi_percent),
                     result});
   }
-  table(out, rows, "    ");
+  print_table(out, rows, "    ");
   out << "  Drain sequence (each drain assumed to succeed):\n";
   if (p.sequence.steps.empty()) out << "    none\n";
   i = 0;
