@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "engine/build_info.h"
 #include "engine/engine.h"
+#include "engine/explain_cmd.h"
 #include "engine/plan_cmd.h"
 #include "engine/validate_cmd.h"
 
@@ -123,13 +124,31 @@ int main(int argc, char** argv) {
   plan_consolidation->add_option("--global-config-name", po.global_config_name,
                                  "Name of the GlobalConfiguration singleton")
       ->capture_default_str();
-  // CLI-1 is not in this release: the command exists so that it answers plainly (exit 1).
-  std::vector<std::pair<CLI::App*, std::string>> later;
-  for (const char* name : {"explain"}) {
-    auto* c = app.add_subcommand(name, std::string("(not available in this version)"));
-    c->prefix_command();  // whatever follows is accepted and ignored
-    later.emplace_back(c, name);
-  }
+  // CLI-1: kubex explain (src/engine/explain_cmd.h).
+  kubex::engine::ExplainOptions xo;
+  auto* explain = app.add_subcommand(
+      "explain", "Why kubex does what it does to a pod or workload: policies, values, reactive rules, evictions");
+  explain->add_option("kind", xo.kind, "pod, deployment, statefulset, daemonset, job, cronjob, rollout, model, …")
+      ->required();
+  explain->add_option("name", xo.target, "<namespace>/<name> (or <name> with -n)")->required();
+  explain->add_option("-n,--namespace", xo.ns, "Namespace of the object when NAME has none");
+  explain->add_option("--kubeconfig", xo.kubeconfig,
+                      "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  explain->add_option("--context", xo.context, "Kubeconfig context to use (default: current-context)");
+  explain->add_option("-o,--output", xo.output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  explain->add_option("--global-config-name", xo.global_config_name, "Name of the GlobalConfiguration singleton")
+      ->capture_default_str();
+  explain->add_option("--policy-evaluation-name", xo.policy_evaluation_name,
+                      "Name of the PolicyEvaluation singleton")
+      ->capture_default_str();
+  explain->add_option("--prometheus-url", xo.prometheus_url,
+                      "Prometheus to query for reactive samples (default: global-config's spec.prometheus.url)");
+  explain->add_option("--prometheus-bearer-token-file", xo.prometheus_bearer_token_file,
+                      "File holding the bearer token sent to Prometheus");
+  explain->add_option("--prometheus-ca-file", xo.prometheus_ca_file,
+                      "PEM CA bundle that verifies an https Prometheus URL");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,18 +157,11 @@ int main(int argc, char** argv) {
       auto rest = app.remaining();
       return usage_error("kubex", (rest.empty() ? std::string("a command is required")
                                                 : "unknown command or flag \"" + rest.front() + "\"") +
-                                      " (commands: engine, validate, plan, version)");
+                                      " (commands: engine, validate, plan, explain, version)");
     }
     std::string command = "kubex";
     for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
     return usage_error(command, e.what());
-  }
-  for (const auto& [c, name] : later) {
-    if (c->parsed()) {
-      std::cerr << "kubex " << name << ": not available in this version ("
-                << kubex::engine::build_info().version << ")\n";
-      return 1;
-    }
   }
   if (version->parsed()) {
     if (version_output == "json") {
@@ -198,5 +210,6 @@ int main(int argc, char** argv) {
   if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);
   if (plan_consolidation->parsed())
     return kubex::engine::run_plan_consolidation(po, std::cin, std::cout, std::cerr);
+  if (explain->parsed()) return kubex::engine::run_explain(xo, std::cout, std::cerr);
   return 0;
 }

@@ -51,15 +51,6 @@ def test_version_flag_and_command_agree():  # ENG-3
     assert doc == {"apiVersion": "cli.kubex.ai/v1alpha1", "kind": "Version", **info}
 
 
-@pytest.mark.parametrize("args", [["explain", "pod", "a/b"], ["explain"]])
-def test_commands_of_later_releases_say_so(args):  # CLI-1 is not in this release (CLI-2: test_cli_plan.py)
-    res = kubex(*args)
-    assert res.returncode == 1, res
-    assert res.stdout == ""
-    assert res.stderr.splitlines() == [f"kubex {args[0]}: not available in this version "
-                                       f"({parse_version_text(kubex('version').stdout)['version']})"]
-
-
 def not_json(text):
     for line in text.splitlines():
         try:
@@ -71,7 +62,7 @@ def not_json(text):
 
 
 @pytest.mark.parametrize("args,command,text", [
-    ([], "kubex", "a command is required (commands: engine, validate, plan, version)"),
+    ([], "kubex", "a command is required (commands: engine, validate, plan, explain, version)"),
     (["--bogus"], "kubex", 'unknown command or flag "--bogus"'),
     (["frobnicate"], "kubex", 'unknown command or flag "frobnicate"'),
     (["engine", "--no-such-flag"], "kubex engine", "--no-such-flag"),
@@ -81,6 +72,10 @@ def not_json(text):
     (["validate"], "kubex validate", "--filename"),
     (["validate", "-f", "x.yaml", "-o", "yaml"], "kubex validate", "yaml"),
     (["version", "-o", "yaml"], "kubex version", "yaml"),
+    (["explain"], "kubex explain", "kind"),  # CLI-1
+    (["explain", "pod", "a/b", "-o", "yaml"], "kubex explain", "yaml"),
+    (["explain", "gizmo", "a/b"], "kubex explain", 'unknown kind "gizmo"'),
+    (["explain", "pod", "no-namespace"], "kubex explain", "<namespace>/<name>"),
 ])
 def test_usage_errors_are_plain_text_on_stderr(args, command, text):  # CLI-3: 2 on bad usage
     res = kubex(*args)

@@ -104,6 +104,7 @@ Outcome decide(const Input& in) {
   const PodUsage* sel_usage = find_usage(compute.upsize, win->pod);  // every query lists the same pods
   if (!sel || !sel_usage) return out;
   out.selected_pod = win->pod;
+  out.winner_signal = win->signal;
   if (!accepted(*win, other, stored_driver, existing_total(*sel_usage, in.existing))) return out;
   if (win->oom) out.applied_filters.emplace_back("oom");
 

@@ -109,6 +109,7 @@ struct Outcome {
   std::vector<std::string> applied_filters;  // "oom" when REA-11 produced the accepted candidate (OBS-4)
   std::vector<Candidate> candidates;         // what each signal offered to REA-8 this cycle (0..2)
   std::string selected_pod;                  // sel of the winning candidate ("" when none)
+  std::string winner_signal;                 // the signal of REA-8's winner ("" when none), for explain
 };
 
 // One cycle for one workload (REA-4…REA-9, REA-11).

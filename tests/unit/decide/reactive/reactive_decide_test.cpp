@@ -77,6 +77,7 @@ TEST(ReactiveDecide, SameValueIsUnchanged) {
   EXPECT_EQ(out.state, *r.in.state);  // the driver is not rewritten
   EXPECT_FALSE(out.state_changed);
   EXPECT_EQ(out.selected_pod, "p-1");
+  EXPECT_EQ(out.winner_signal, "compute");  // REA-8's pick, even when nothing new is written (kubex explain)
 }
 
 // REA-8: an upsize from the stored driver lowers a larger (not yet applied) recommendation; from the other

@@ -1,0 +1,348 @@
+#include "engine/explain_build.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "api/keys.h"
+#include "api/kinds.h"
+#include "api/views.h"
+#include "common/time_format.h"
+#include "controllers/eviction_run.h"
+#include "decide/actuation/rollback.h"
+#include "decide/admission/exits.h"
+#include "decide/admission/pod_mutation.h"
+#include "decide/desired_annotations.h"
+#include "decide/policy/catalog.h"
+#include "decide/policy/desired.h"
+#include "decide/policy/match.h"
+#include "decide/reactive/reactive.h"
+#include "engine/explain_report.h"
+#include "kube/cache/informer.h"
+#include "kube/client/client.h"
+#include "observe/actuation.h"
+#include "observe/caches.h"
+#include "observe/catalog.h"
+#include "observe/signals.h"
+#include "observe/workloads.h"
+#include "prom/client.h"
+
+namespace kubex::engine {
+namespace {
+
+using nlohmann::json;
+namespace da = decide::actuation;
+namespace dp = decide::policy;
+
+std::map<std::string, std::string> namespace_annotations(const observe::Caches& caches, const std::string& ns) {
+  std::map<std::string, std::string> out;
+  if (!caches.namespaces) return out;
+  if (auto v = kube::as<api::WorkloadView>(caches.namespaces->get(ns))) {
+    for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
+  }
+  return out;
+}
+
+std::string annotation_or_empty(const api::WorkloadView& w, const std::string& key) {
+  const common::IStr* v = w.annotation(key);
+  return v ? v->str() : std::string();
+}
+
+// SEL-4: why a matching policy does not count.
+std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& mp) {
+  for (const auto& lp : catalog.policies()) {
+    if (lp.input.policy.get() != mp.policy) continue;
+    if (!lp.input.spec_valid) return "invalid spec: " + lp.input.message;
+    switch (lp.resolution) {
+      case dp::Resolution::kResolved: break;
+      case dp::Resolution::kStrategyNotFound: return "its strategy does not exist";
+      case dp::Resolution::kStrategyInvalid:
+      case dp::Resolution::kStrategyContract:
+        return "its strategy is invalid" + (lp.strategy && !lp.strategy->message.empty()
+                                                ? ": " + lp.strategy->message
+                                                : std::string());
+    }
+  }
+  return mp.strategy ? "invalid" : "its strategy does not exist";
+}
+
+std::string current_text(const decide::ContainerResources& c, decide::Slot slot) {
+  if (slot == decide::Slot::kRequestsGpu)
+    return c.current_gpu ? decide::format_gpu(*c.current_gpu) : decide::kUnspecified;
+  const auto& q = c.quantity(slot);
+  return q ? q->canonical() : decide::kUnspecified;
+}
+
+bool targets_slot(const decide::ConstraintTarget& t, const std::string& container, decide::Slot slot) {
+  if (t.container != container || t.resource.empty()) return false;
+  if (t.resource != decide::resource_name(decide::resource_of(slot))) return false;
+  return t.usage.empty() || t.usage == decide::usage_name(decide::usage_of(slot)) ||
+         slot == decide::Slot::kRequestsGpu;
+}
+
+}  // namespace
+
+void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view, const json& new_pod,
+                       const json* live_pod, Explanation& e) {
+  auto catalog = ctx.catalog.catalog();
+  const api::GlobalConfigSpec& global = catalog->global();
+  const std::string ns = view.ns.str();
+  // ADM-3 (4), (5): decided before any owner is looked at.
+  if (auto exit = decide::early_exit(live_pod ? *live_pod : new_pod, ns, global); exit != decide::EarlyExit::kNone) {
+    e.not_managed = explain_reason(decide::exit_check(exit));
+    return;
+  }
+  const dp::Workload workload = observe::decision_workload(view);
+  const dp::Match match =
+      dp::match_policies(workload, catalog->candidates(), catalog->evaluation(), global.protected_namespace_patterns);
+  if (!match.managed && !match.on_hold) {  // ADM-3 (7)
+    e.not_managed = explain_reason("not-managed");
+    return;
+  }
+  e.on_hold = match.on_hold;
+
+  const decide::PodResources template_resources = decide::read_pod_resources(new_pod);
+  const decide::PodResources live_resources = decide::read_pod_resources(live_pod ? *live_pod : new_pod);
+  const std::vector<dp::TargetContainer> targets = template_resources.target_containers();
+  const dp::Desired desired = dp::collect_desired(match, workload, targets);
+
+  for (std::size_t i = 0; i < match.policies.size(); ++i) {
+    const dp::MatchedPolicy& mp = match.policies[i];
+    ExplainPolicy p;
+    p.ref = mp.ref;
+    p.valid = mp.valid;
+    p.strategy = mp.strategy_ref;
+    if (!mp.valid) p.invalid_reason = invalid_reason(*catalog, mp);
+    for (const auto& c : desired.containers)
+      for (decide::Slot slot : decide::kAllSlots)
+        if (const auto& v = c.at(slot); v && v->policy == i) p.wins.push_back(c.name + " " + decide::slot_name(slot));
+    const api::Kind kind = mp.policy->kind;
+    if (mp.valid && api::is_reactive(kind) && match.reactive_winner && *match.reactive_winner != i) {
+      p.note = "not evaluated: " + match.policies[*match.reactive_winner].ref + " wins the reactive family (SEL-7)";
+    } else if (mp.valid && api::is_proactive(kind) && match.proactive_winner && *match.proactive_winner != i) {
+      p.note = "not evaluated: " + match.policies[*match.proactive_winner].ref + " wins the proactive family (SEL-7)";
+    } else if (mp.valid && p.wins.empty()) {
+      p.note = api::is_static(kind) ? "provides no value that an earlier policy does not"
+                                    : "no recommendation on the owner yet";
+    }
+    e.policies.push_back(std::move(p));
+  }
+  if (match.on_hold) {
+    e.admission_result = decide::result_name(decide::AdmissionResult::kSkipped);
+    e.admission_stops.push_back(explain_reason("policies-on-hold"));
+    return;
+  }
+
+  // The admission decision a pod created now gets (the webhook's own function).
+  decide::AdmissionInput in;
+  in.pod = &new_pod;
+  in.phase = "explain";
+  in.now = ctx.now;
+  in.global = &global;
+  in.evaluation = &catalog->evaluation();
+  in.ns = ns;
+  in.namespace_annotations = namespace_annotations(ctx.caches, ns);
+  in.workload = &workload;
+  in.candidates = catalog->candidates();
+  const decide::AdmissionDecision d = decide::decide_admission(in);
+  e.strategy = d.summary.strategy;
+  e.mode = d.summary.mode;
+  e.admission_result = decide::result_name(d.result);
+  for (const auto& c : d.summary.failed_checks) e.admission_stops.push_back(explain_reason(c));
+
+  const auto entries = d.constraints.entries();
+  for (std::size_t ci = 0; ci < desired.containers.size() && ci < template_resources.targets.size(); ++ci) {
+    const dp::ContainerDesired& cd = desired.containers[ci];
+    const decide::ContainerResources& tc = template_resources.targets[ci];
+    const auto live_index = live_resources.find(cd.name);
+    for (decide::Slot slot : decide::kAllSlots) {
+      const auto& v = cd.at(slot);
+      const bool gpu_row = slot == decide::Slot::kRequestsGpu && (tc.current_gpu || tc.gpu_limit);
+      if (!v && !gpu_row) continue;
+      ExplainResource r;
+      r.container = cd.name;
+      r.slot = decide::slot_name(slot);
+      r.current = live_index ? current_text(live_resources.targets[*live_index], slot) : decide::kUnspecified;
+      if (v) {
+        const dp::MatchedPolicy& mp = match.policies[v->policy];
+        r.desired = slot == decide::Slot::kRequestsGpu ? decide::format_gpu(v->gpu) : v->quantity.canonical();
+        r.source = mp.ref;
+        if (!api::is_static(mp.policy->kind)) r.annotation = decide::desired_requests_key(mp.policy->kind);
+      }
+      r.applied = current_text(tc, slot);  // unchanged unless the decision changes it
+      for (const auto& ch : d.summary.changes) {
+        if (ch.container == cd.name && decide::slot_of(ch.resource, ch.usage) == slot) r.applied = ch.to;
+      }
+      for (const auto& en : entries)
+        for (const auto& t : en.targets)
+          if (targets_slot(t, cd.name, slot)) {
+            r.constraints.push_back(explain_reason(en.reason));
+            break;
+          }
+      e.resources.push_back(std::move(r));
+    }
+  }
+  for (const auto& en : entries) {
+    bool slotted = false;
+    for (const auto& t : en.targets) slotted = slotted || !t.resource.empty();
+    if (!slotted) e.pod_constraints.push_back(explain_reason(en.reason));
+  }
+  if (live_pod) {
+    const json& meta = (*live_pod)["metadata"];
+    if (meta.contains("annotations") && meta["annotations"].is_object()) {
+      const json& a = meta["annotations"];
+      if (auto it = a.find(api::keys::kAutomationConstraints); it != a.end() && it->is_string())
+        e.notes.push_back("the pod's automation-constraints: " + it->get<std::string>());
+    }
+  }
+}
+
+void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, Explanation& e) {
+  auto catalog = ctx.catalog.catalog();
+  const api::GlobalConfigSpec& global = catalog->global();
+  const dp::Match match = dp::match_policies(observe::decision_workload(view), catalog->candidates(),
+                                             catalog->evaluation(), global.protected_namespace_patterns);
+  if (match.on_hold || !match.reactive_winner) return;
+  const dp::MatchedPolicy& winner = match.policies[*match.reactive_winner];
+  const api::Policy& policy = *winner.policy;
+  ExplainReactive r;
+  r.policy = winner.ref;
+  const std::string state_key = decide::reactive_state_key(policy.kind);
+  const std::string requests_key = decide::desired_requests_key(policy.kind);
+  std::optional<decide::reactive::State> state;
+  if (const std::string text = annotation_or_empty(view, state_key); !text.empty()) {
+    auto parsed = decide::reactive::parse_state(text);
+    if (parsed) {
+      state = *parsed;
+      r.state_present = true;
+      for (const auto& [c, v] : parsed->baseline) r.baseline[c] = decide::format_gpu(v);
+      r.driver = parsed->driver;
+      r.updated_at = parsed->updated_at;
+    } else {
+      r.state_error = "invalid, treated as absent: " + parsed.error().str();
+    }
+  }
+  if (auto got = ctx.client.get(api::object_path(policy.kind, policy.meta.ns, policy.meta.name))) {
+    if (got->contains("status") && (*got)["status"].is_object())
+      r.last_evaluation = (*got)["status"].value("lastEvaluationTime", "");
+  }
+
+  prom::Options po;
+  po.url = ctx.options.prometheus_url.empty() ? global.prometheus_url : ctx.options.prometheus_url;
+  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(global.prometheus_request_timeout);
+  po.bearer_token_file = ctx.options.prometheus_bearer_token_file;
+  po.ca_file = ctx.options.prometheus_ca_file;
+  r.prometheus_url = po.url;
+  std::vector<observe::WorkloadPods> pods{
+      observe::eligible_pods(ctx.caches, view, policy.reactive.min_pod_metrics_age, ctx.now)};
+  auto querier = prom::connect(po);
+  if (!querier) {
+    r.prometheus_error = querier.error().str();
+  } else if (observe::SignalRead read = observe::read_signals(**querier, policy.reactive, pods); read.error) {
+    r.prometheus_error = read.error->str();  // REA-10: the engine changes nothing either
+  } else {
+    r.queried = true;
+    for (const auto& p : pods.front().pods)
+      for (const auto& c : p.containers)
+        r.samples.push_back({p.name, c.name, decide::format_gpu(c.allocation), c.samples.compute_upsize,
+                             c.samples.compute_scale_back, c.samples.memory_upsize, c.samples.memory_scale_back});
+    decide::reactive::Input in;
+    in.spec = &policy.reactive;
+    in.pods = pods.front().pods;
+    in.now = ctx.now;
+    in.state = state;
+    if (auto existing = decide::reactive::parse_requests(annotation_or_empty(view, requests_key))) in.existing = *existing;
+    for (const auto& [c, v] : in.existing) r.stored[c] = decide::format_gpu(v);
+    const decide::reactive::Outcome out = decide::reactive::decide(in);
+    r.result = decide::reactive::result_name(out.result);
+    const bool recommended = out.result == decide::reactive::Result::kRecommended;
+    for (const auto& c : out.candidates) {
+      ExplainRule rule;
+      rule.rule = c.oom ? "REA-11" : c.direction == "upsize" ? "REA-6" : "REA-7";
+      rule.signal = c.signal;
+      rule.direction = c.direction;
+      rule.total = decide::format_gpu(c.total);
+      rule.pod = c.pod;
+      rule.won = c.signal == out.winner_signal && c.pod == out.selected_pod;
+      r.rules.push_back(std::move(rule));
+    }
+    if (recommended)
+      for (const auto& [c, v] : out.requests) r.would_write[c] = decide::format_gpu(v);
+  }
+  e.reactive = std::move(r);
+}
+
+void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view, const std::string& pod,
+                       Explanation& e) {
+  ExplainActuation a;
+  auto facts = observe::cached_actuation_facts(ctx.caches);
+  auto w = controllers::read_workload(*facts, ctx.catalog, observe::workload_key(view));
+  auto tmpl = w ? facts->pod_template(*w->view) : std::nullopt;
+  if (!w || !w->match.managed || w->match.on_hold) {
+    a.note = "no evictions: the workload is not managed (or its policies are on hold)";
+  } else if (!tmpl) {
+    a.note = "no evictions: there is no pod template or live pod to compute the desired allocation from";
+  } else {
+    // PodAdmissionWebhookHealthy as the engine last wrote it on global-config (ACT-2).
+    auto gc = ctx.client.get(api::object_path(api::Kind::kGlobalConfiguration, "", ctx.options.global_config_name));
+    if (gc && gc->contains("status") && (*gc)["status"].contains("conditions")) {
+      for (const auto& c : (*gc)["status"]["conditions"])
+        if (c.value("type", "") == "PodAdmissionWebhookHealthy") a.webhook_healthy = c.value("status", "") == "True";
+    }
+    const decide::AdmissionDecision d = controllers::desired_decision(*w, *tmpl, ctx.now, false);  // ACT-1
+    da::Input in;
+    in.now = ctx.now;
+    if (d.result != decide::AdmissionResult::kSkipped) in.desired = d.allocation;
+    in.settings = controllers::settings_for(*w, d.summary.strategy, a.webhook_healthy, false);
+    in.workload = controllers::workload_facts(*w, facts->pods(*w->view));
+    const da::Plan plan = da::decide(in);
+    a.desired = in.desired ? controllers::allocation_text(*in.desired) : "none (admission would not convert it)";
+    a.result = da::result_name(plan.result);
+    a.budget = plan.budget;
+    a.in_flight = plan.in_flight;
+    for (const da::PodPlan& pp : plan.pods) {
+      if (!pod.empty() && pp.name != pod) continue;
+      ExplainPodActuation p;
+      p.pod = pp.name;
+      p.in_sync = !pp.candidate;
+      p.desired = a.desired;
+      for (const auto& f : in.workload.pods)
+        if (f.name == pp.name) p.live = controllers::allocation_text(f.live);
+      p.evict_now = std::find(plan.evict.begin(), plan.evict.end(), pp.name) != plan.evict.end();
+      for (const auto& c : pp.failed) p.blocked_by.push_back(explain_reason(c.name));
+      a.pods.push_back(std::move(p));
+    }
+    if (!pod.empty() && a.pods.empty())
+      a.note = "the pod is not evaluated for eviction: it is finished, or not owned by a controller (ACT-1)";
+    a.notes.push_back(
+        "the engine also remembers, in its own process, PodDisruptionBudget refusals (ACT-5) and the loop guard's "
+        "back-off (ACT-7); they show here as pdb-blocked and replacement-not-mutated in the pod's "
+        "automation-constraints");
+  }
+  e.actuation = std::move(a);
+}
+
+ExplainRollback explain_rollback(const api::WorkloadView& view) {
+  ExplainRollback r;
+  const std::string text = annotation_or_empty(view, api::keys::kRollbackState);
+  if (text.empty()) return r;
+  auto parsed = da::parse_rollback_state(text);
+  if (!parsed) {
+    r.error = "invalid, rebuilt by the engine: " + parsed.error().str();
+    return r;
+  }
+  r.present = true;
+  r.phase = da::phase_name(parsed->phase);
+  r.strategy = parsed->strategy;
+  r.last_applied = parsed->last_applied;
+  for (const auto& [c, oc] : parsed->original.containers) {
+    const auto& v = oc.gpu_request ? oc.gpu_request : oc.gpu_limit;
+    r.original[c] = v ? *v : decide::kUnspecified;
+  }
+  if (parsed->original.gpu_fraction) r.original["gpu-fraction"] = *parsed->original.gpu_fraction;
+  const auto& h = parsed->history;
+  for (std::size_t i = h.size() > 5 ? h.size() - 5 : 0; i < h.size(); ++i)
+    r.history.push_back({h[i].at, h[i].container, h[i].from, h[i].to, h[i].source});
+  return r;
+}
+
+}  // namespace kubex::engine

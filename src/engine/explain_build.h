@@ -1,0 +1,52 @@
+// The sections of `kubex explain` (explain_cmd.h), each computed by the engine's own code over caches synced
+// once: the policies and resources (decide::policy, decide::decide_admission), the reactive cycle
+// (observe::read_signals, decide::reactive), actuation (controllers' read_workload, decide::actuation) and the
+// rollback state (RBK-1). Internal to src/engine.
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "common/clock.h"
+#include "engine/explain_cmd.h"
+#include "engine/explain_model.h"
+
+namespace kubex::api {
+struct WorkloadView;
+}
+namespace kubex::kube {
+class Client;
+}
+namespace kubex::observe {
+struct Caches;
+class CatalogCache;
+}  // namespace kubex::observe
+
+namespace kubex::engine {
+
+struct ExplainContext {
+  const observe::Caches& caches;
+  const observe::CatalogCache& catalog;
+  kube::Client& client;
+  const ExplainOptions& options;
+  common::TimePoint now;
+};
+
+// Policies (SEL-4…SEL-7), strategy and mode, and per container and slot what a pod created now gets: the
+// admission decision on `new_pod` (the workload's pod template, or a live pod for owners without one).
+// `live_pod` (the explained pod, or null for a workload) gives the current values. Sets e.not_managed for
+// ADM-3 exits (4), (5) and (7).
+void explain_admission(const ExplainContext& ctx, const api::WorkloadView& workload, const nlohmann::json& new_pod,
+                       const nlohmann::json* live_pod, Explanation& e);
+
+// The reactive section when a reactive policy wins the workload (SEL-7); nothing otherwise.
+void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& workload, Explanation& e);
+
+// ACT-1…ACT-3 now for the workload's pods (only `pod` when not empty), as the actuation controller decides.
+void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& workload, const std::string& pod,
+                       Explanation& e);
+
+// RBK-1: the owner's rollback-state.
+ExplainRollback explain_rollback(const api::WorkloadView& workload);
+
+}  // namespace kubex::engine

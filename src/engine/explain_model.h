@@ -1,0 +1,118 @@
+// What `kubex explain` (SPEC CLI-1) found out about one pod or workload, as data: explain_cmd.cpp fills it from
+// the engine's own observe/ and decide/ code, explain_report.cpp prints it as a table or as the
+// cli.kubex.ai/v1alpha1 `Explanation` document. Plain values only, so the report is easy to test.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kubex::engine {
+
+// A constraint reason, a failed check or an exit, with the one sentence that explains it.
+struct ExplainReason {
+  std::string name;
+  std::string sentence;
+};
+
+// One matching policy, in SEL-5 order.
+struct ExplainPolicy {
+  std::string ref;  // "GpuReactivePolicy/chat" (namespaced kinds: the workload's namespace)
+  bool valid = false;
+  std::string invalid_reason;      // why SEL-4 does not count it ("" when valid)
+  std::string strategy;            // "ClusterAutomationStrategy/kai", "" when missing
+  std::vector<std::string> wins;   // SEL-6 slots it provides: "app requests.gpu"
+  std::string note;                // SEL-7 loser, or "provides nothing …"
+};
+
+// One container and SEL-6 slot.
+struct ExplainResource {
+  std::string container, slot;  // slot: "requests.gpu", "limits.cpu", …
+  std::string current;          // what the pod (or template) has: GPU-2 or a quantity, "unspecified"
+  std::string desired;          // the clamped-before value a policy provides; "" = none
+  std::string source;           // the providing policy "<Kind>/<name>"; "" = none
+  std::string annotation;       // the owner annotation it was read from ("" = the policy's spec)
+  std::string applied;          // after clamps and gates: what a new pod gets
+  std::vector<ExplainReason> constraints;
+};
+
+struct ExplainSample {
+  std::string pod, container, allocation;
+  std::optional<double> compute_upsize, compute_scale_back, memory_upsize, memory_scale_back;
+};
+
+// One signal's offer this cycle (REA-6 upsize, REA-7 scale back, REA-11 out of memory).
+struct ExplainRule {
+  std::string rule, signal, direction, total, pod;
+  bool won = false;  // REA-8 picks it (written when it passes REA-8's acceptance and differs from the stored)
+};
+
+struct ExplainReactive {
+  std::string policy;
+  bool state_present = false;
+  std::string state_error;                    // the stored value does not parse (VAL-7: treated as absent)
+  std::map<std::string, std::string> baseline;  // container -> GPU-2
+  std::string driver, updated_at;
+  std::string last_evaluation;  // the policy's status.lastEvaluationTime ("" = never)
+  std::string prometheus_url;
+  bool queried = false;          // Prometheus answered every query
+  std::string prometheus_error;  // why not
+  std::vector<ExplainSample> samples;
+  std::vector<ExplainRule> rules;
+  std::map<std::string, std::string> stored;   // the owner's desired-resource-requests now (container -> GPU-2)
+  std::string result;                          // RECOMMENDED | UNCHANGED | NO_DATA (when queried)
+  std::map<std::string, std::string> would_write;  // container -> GPU-2 when RECOMMENDED
+};
+
+struct ExplainPodActuation {
+  std::string pod;
+  bool in_sync = true;  // ACT-1
+  std::string live, desired;
+  bool evict_now = false;  // every check passes and the budget has room: the next reconcile evicts it
+  std::vector<ExplainReason> blocked_by;  // ACT-2 / ACT-3 checks that fail
+};
+
+struct ExplainActuation {
+  std::string note;     // why nothing was evaluated ("" = evaluated)
+  std::string desired;  // what admission gives a new pod now
+  std::string result;   // the workload's OBS-4 result now: IN_SYNC, EVICTED (would), BLOCKED, …
+  int budget = 1, in_flight = 0;
+  bool webhook_healthy = false;
+  std::vector<ExplainPodActuation> pods;
+  std::vector<std::string> notes;
+};
+
+struct ExplainHistory {
+  std::string at, container, from, to, source;
+};
+
+struct ExplainRollback {
+  bool present = false;
+  std::string error;  // the stored value does not parse
+  std::string phase, strategy;
+  std::map<std::string, std::string> last_applied;
+  std::map<std::string, std::string> original;  // container -> its nvidia.com/gpu before kubex
+  std::vector<ExplainHistory> history;          // newest last, at most the last 5
+};
+
+struct Explanation {
+  std::string kind, ns, name;  // the target: "Pod" or a workload kind
+  std::vector<std::string> owner_chain;  // "Pod/x", "ReplicaSet/x-5d", "Deployment/x"
+  std::string workload;                  // "Deployment/x" ("" = none)
+  // ADM-3's exit for an unmanaged target (one line); nullopt when kubex manages it.
+  std::optional<ExplainReason> not_managed;
+  bool on_hold = false;  // RBK-4
+  std::vector<ExplainPolicy> policies;
+  std::string strategy, mode;
+  std::string admission_result;  // what admission does to a new pod now: MUTATED, UNCHANGED, SKIPPED
+  std::vector<ExplainReason> admission_stops;  // why it stops early (pause-active, …)
+  std::vector<ExplainResource> resources;
+  std::vector<ExplainReason> pod_constraints;  // whole-pod reasons (targets: [])
+  std::vector<std::string> notes;
+  std::optional<ExplainReactive> reactive;
+  std::optional<ExplainActuation> actuation;
+  std::optional<ExplainRollback> rollback;
+};
+
+}  // namespace kubex::engine

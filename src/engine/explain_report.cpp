@@ -1,0 +1,374 @@
+#include "engine/explain_report.h"
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "engine/text_table.h"
+
+namespace kubex::engine {
+namespace {
+
+using nlohmann::json;
+
+// One sentence per name: admission's constraint reasons (OBS-3), actuation's checks (ACT-2, ACT-3, ACT-5,
+// ACT-7) and admission's exits (ADM-3, RBK-4).
+const std::map<std::string, std::string>& sentences() {
+  static const std::map<std::string, std::string> m = {
+      // Admission constraints.
+      {"pause-active",
+       "a pause-until annotation on the pod, its owner, the owner's pod template or the namespace is in the future "
+       "(or infinite), so kubex changes nothing and evicts nothing."},
+      {"automation-strategy-disabled",
+       "the strategy's enablement flag for this resource, usage and direction is false, so the change was "
+       "dropped."},
+      {"floor-clamped", "the desired value was below the strategy's floor for this resource and was raised to it."},
+      {"ceiling-clamped",
+       "the desired value was above the strategy's ceiling for this resource and was lowered to it."},
+      {"requests-exceed-limits",
+       "the new request would be above the container's limit, so both changes for this resource were dropped."},
+      {"no-gpu-recommendation",
+       "no matching policy provides a GPU value for this container, so its GPU, scheduler and queue are left "
+       "as they are."},
+      {"multiple-gpu-containers",
+       "more than one container asks for a GPU and a KAI gpu-fraction applies to one container, so the GPU is "
+       "left whole."},
+      {"unsupported-gpu-request",
+       "the pod's GPU request cannot be converted (gpu-memory, gpu-fraction-num-devices, a gpu-fraction beside "
+       "nvidia.com/gpu, an invalid gpu-fraction, or a gpu-fraction under a vanilla strategy), so it is left as "
+       "it is."},
+      {"strategy-conflict",
+       "the matching policies reference more than one strategy; the strategy of the policy providing the GPU "
+       "value governs."},
+      {"queue-overridden-by-owner",
+       "the owner carries kai.scheduler/queue, which KAI reads before the pod's label, and kubex never edits "
+       "owner labels."},
+      {"vllm-args-not-rewritable",
+       "vLLM's --gpu-memory-utilization could not be rewritten in this container's command or args."},
+      // Actuation checks and constraints.
+      {"automation-disabled", "global-config has automationEnabled: false."},
+      {"protected-namespace", "the namespace matches a protectedNamespacePatterns entry of global-config."},
+      {"pod-eviction-disabled",
+       "the strategy has podEviction.enabled: false, so a new value reaches only pods created later."},
+      {"webhook-unhealthy",
+       "PodAdmissionWebhookHealthy is not True: a replacement could be admitted without the new value, so "
+       "evictions wait."},
+      {"min-ready-duration-not-met", "the pod has not been Ready for the strategy's minReadyDuration yet."},
+      {"pod-terminating", "the pod is already terminating."},
+      {"owner-pods-not-ready", "requireOwnerPodsReady is set and not every pod of the workload is Ready."},
+      {"job-pod-not-evicted", "pods of Jobs and CronJobs are never evicted; the next run gets the new value."},
+      {"max-unavailable-exceeded",
+       "the workload already has as many pods being replaced as it allows (max(1, maxUnavailable)); this pod "
+       "waits its turn."},
+      {"pdb-blocked",
+       "a PodDisruptionBudget refused the eviction and retryPodDisruptionBudget is false: kubex does not retry "
+       "until the desired value or the pod changes."},
+      {"kai-fraction-requires-restart",
+       "a KAI gpu-fraction cannot be resized in place, so the pod is replaced to get the new fraction."},
+      {"replacement-not-mutated",
+       "a pod created after the last eviction did not get the new value (the webhook may have failed open); "
+       "evictions back off."},
+      {"eviction-failed",
+       "the last eviction failed with an unexpected answer from the API server; kubex retries after "
+       "resizeRetryInterval."},
+      // Admission exits (ADM-3) and the hold (RBK-4).
+      {"probe-pod", "it is the engine's own webhook health probe pod (WHH-2)."},
+      {"malformed-pod", "its spec cannot be read as a pod."},
+      {"unknown-owner", "its owner could not be read from the API server (SEL-2), so admission leaves it alone."},
+      {"no-workload",
+       "it has no recognised workload owner (SEL-1: Deployment, StatefulSet, DaemonSet, Job, CronJob, Rollout, "
+       "AnalysisRun, Model, StrimziPodSet)."},
+      {"not-managed", "no policy matches its workload."},
+      {"policies-on-hold",
+       "every policy matching its workload is invalid or references a missing or invalid strategy (RBK-4), so "
+       "nothing is applied and nothing is rolled back."},
+  };
+  return m;
+}
+
+json reason_json(const ExplainReason& r) {
+  return {{"reason", r.name}, {"message", r.sentence}};
+}
+
+json reasons_json(const std::vector<ExplainReason>& rs) {
+  json a = json::array();
+  for (const auto& r : rs) a.push_back(reason_json(r));
+  return a;
+}
+
+json optional_number(const std::optional<double>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+std::string percent_text(const std::optional<double>& v) {
+  if (!v) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", *v);
+  return buf;
+}
+
+std::string map_text(const std::map<std::string, std::string>& m) {
+  std::string s;
+  for (const auto& [k, v] : m) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s.empty() ? "none" : s;
+}
+
+std::string or_dash(const std::string& s) {
+  return s.empty() ? "-" : s;
+}
+
+std::string names_text(const std::vector<ExplainReason>& rs) {
+  std::string s;
+  for (const auto& r : rs) s += (s.empty() ? "" : ",") + r.name;
+  return s.empty() ? "-" : s;
+}
+
+void print_reasons(std::ostream& out, const std::vector<ExplainReason>& rs, const std::string& indent,
+                   const std::string& suffix = "") {
+  for (const auto& r : rs) out << indent << r.name << suffix << ": " << r.sentence << "\n";
+}
+
+void print_reactive(const ExplainReactive& r, std::ostream& out) {
+  out << "\nReactive (" << r.policy << ")\n";
+  if (!r.state_present) {
+    out << "  reactive-state:   none yet" << (r.state_error.empty() ? "" : " (" + r.state_error + ")") << "\n";
+  } else {
+    out << "  reactive-state:   baseline " << map_text(r.baseline) << ", driver " << or_dash(r.driver)
+        << ", updated " << or_dash(r.updated_at) << "\n";
+  }
+  out << "  last evaluation:  " << (r.last_evaluation.empty() ? "never" : r.last_evaluation) << "\n";
+  if (!r.queried) {
+    out << "  Prometheus:       " << (r.prometheus_url.empty() ? "(no URL)" : r.prometheus_url)
+        << " not queried: " << r.prometheus_error << "\n";
+    return;
+  }
+  out << "  Prometheus:       " << r.prometheus_url << " (samples now)\n";
+  if (r.samples.empty()) {
+    out << "    no eligible pod (REA-2: Running, not terminating, older than minPodMetricsAge)\n";
+  } else {
+    std::vector<std::vector<std::string>> rows = {
+        {"POD", "CONTAINER", "ALLOCATED", "COMPUTE UPSIZE", "COMPUTE SCALE-BACK", "MEMORY UPSIZE",
+         "MEMORY SCALE-BACK"}};
+    for (const auto& s : r.samples)
+      rows.push_back({s.pod, s.container, s.allocation, percent_text(s.compute_upsize),
+                      percent_text(s.compute_scale_back), percent_text(s.memory_upsize),
+                      percent_text(s.memory_scale_back)});
+    print_table(out, rows, "    ");
+  }
+  if (r.rules.empty()) {
+    out << "  would fire now:   no rule (REA-6, REA-7 and REA-11 all hold still)\n";
+  } else {
+    for (const auto& rule : r.rules)
+      out << "  would fire now:   " << rule.rule << " " << rule.direction << " on " << rule.signal << " -> "
+          << rule.total << " (pod " << rule.pod << ")" << (rule.won ? ", wins REA-8" : "") << "\n";
+  }
+  out << "  stored:           " << map_text(r.stored) << "\n";
+  out << "  result now:       " << r.result;
+  if (!r.would_write.empty()) out << " (would write " << map_text(r.would_write) << ")";
+  out << "\n";
+}
+
+void print_actuation(const ExplainActuation& a, std::ostream& out) {
+  out << "\nActuation\n";
+  if (!a.note.empty()) {
+    out << "  " << a.note << "\n";
+    return;
+  }
+  out << "  desired:          " << a.desired << "\n";
+  out << "  webhook healthy:  " << (a.webhook_healthy ? "yes" : "no") << "\n";
+  out << "  result now:       " << a.result << " (budget " << a.budget << ", in flight " << a.in_flight << ")\n";
+  if (a.pods.empty()) {
+    out << "  no running pod of the workload\n";
+    return;
+  }
+  std::vector<std::vector<std::string>> rows = {{"POD", "IN SYNC", "LIVE", "EVICT NOW", "BLOCKED BY"}};
+  for (const auto& p : a.pods)
+    rows.push_back({p.pod, p.in_sync ? "yes" : "no", p.live, p.evict_now ? "yes" : "no", names_text(p.blocked_by)});
+  print_table(out, rows, "  ");
+  std::map<std::string, std::string> seen;
+  for (const auto& p : a.pods)
+    for (const auto& r : p.blocked_by) seen.emplace(r.name, r.sentence);
+  for (const auto& [name, sentence] : seen) out << "    " << name << ": " << sentence << "\n";
+  for (const auto& n : a.notes) out << "  note: " << n << "\n";
+}
+
+void print_rollback(const ExplainRollback& r, std::ostream& out) {
+  out << "\nRollback\n";
+  if (!r.present) {
+    out << "  rollback-state:   none" << (r.error.empty() ? " (recorded once the workload is managed)" : " (" + r.error + ")")
+        << "\n";
+    return;
+  }
+  out << "  phase:            " << r.phase << "\n";
+  out << "  strategy:         " << or_dash(r.strategy) << "\n";
+  out << "  original GPU:     " << map_text(r.original) << "\n";
+  out << "  last applied:     " << map_text(r.last_applied) << "\n";
+  for (const auto& h : r.history)
+    out << "  history:          " << h.at << "  " << h.container << " " << h.from << " -> " << h.to << " ("
+        << h.source << ")\n";
+}
+
+}  // namespace
+
+std::string reason_sentence(const std::string& name) {
+  auto it = sentences().find(name);
+  return it == sentences().end() ? "see docs/explain.md for this reason." : it->second;
+}
+
+ExplainReason explain_reason(const std::string& name) {
+  return {name, reason_sentence(name)};
+}
+
+json explanation_json(const Explanation& e) {
+  json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"},
+              {"kind", "Explanation"},
+              {"target", {{"kind", e.kind}, {"namespace", e.ns}, {"name", e.name}}},
+              {"managed", !e.not_managed.has_value() && !e.on_hold},  // RBK-4: on hold is not managed
+              {"ownerChain", e.owner_chain},
+              {"workload", e.workload}};
+  if (e.not_managed) {
+    doc["notManaged"] = reason_json(*e.not_managed);
+    return doc;
+  }
+  doc["onHold"] = e.on_hold;
+  json policies = json::array();
+  for (const auto& p : e.policies)
+    policies.push_back({{"policy", p.ref},
+                        {"valid", p.valid},
+                        {"invalidReason", p.invalid_reason},
+                        {"strategy", p.strategy},
+                        {"wins", p.wins},
+                        {"note", p.note}});
+  doc["policies"] = policies;
+  doc["strategy"] = e.strategy;
+  doc["mode"] = e.mode;
+  doc["admission"] = {{"result", e.admission_result}, {"stoppedBy", reasons_json(e.admission_stops)}};
+  json resources = json::array();
+  for (const auto& r : e.resources)
+    resources.push_back({{"container", r.container},
+                         {"resource", r.slot},
+                         {"current", r.current},
+                         {"desired", r.desired.empty() ? json(nullptr) : json(r.desired)},
+                         {"source", r.source},
+                         {"annotation", r.annotation},
+                         {"applied", r.applied},
+                         {"constraints", reasons_json(r.constraints)}});
+  doc["resources"] = resources;
+  doc["podConstraints"] = reasons_json(e.pod_constraints);
+  doc["notes"] = e.notes;
+  if (e.reactive) {
+    const ExplainReactive& r = *e.reactive;
+    json samples = json::array();
+    for (const auto& s : r.samples)
+      samples.push_back({{"pod", s.pod},
+                         {"container", s.container},
+                         {"allocation", s.allocation},
+                         {"computeUpsize", optional_number(s.compute_upsize)},
+                         {"computeScaleBack", optional_number(s.compute_scale_back)},
+                         {"memoryUpsize", optional_number(s.memory_upsize)},
+                         {"memoryScaleBack", optional_number(s.memory_scale_back)}});
+    json rules = json::array();
+    for (const auto& x : r.rules)
+      rules.push_back({{"rule", x.rule},
+                       {"signal", x.signal},
+                       {"direction", x.direction},
+                       {"total", x.total},
+                       {"pod", x.pod},
+                       {"won", x.won}});
+    doc["reactive"] = {{"policy", r.policy},
+                       {"state",
+                        {{"present", r.state_present},
+                         {"error", r.state_error},
+                         {"baseline", r.baseline},
+                         {"driver", r.driver},
+                         {"updatedAt", r.updated_at}}},
+                       {"lastEvaluationTime", r.last_evaluation},
+                       {"prometheus", {{"url", r.prometheus_url}, {"queried", r.queried}, {"error", r.prometheus_error}}},
+                       {"samples", samples},
+                       {"rules", rules},
+                       {"stored", r.stored},
+                       {"result", r.result},
+                       {"wouldWrite", r.would_write}};
+  }
+  if (e.actuation) {
+    const ExplainActuation& a = *e.actuation;
+    json pods = json::array();
+    for (const auto& p : a.pods)
+      pods.push_back({{"pod", p.pod},
+                      {"inSync", p.in_sync},
+                      {"live", p.live},
+                      {"desired", p.desired},
+                      {"evictNow", p.evict_now},
+                      {"blockedBy", reasons_json(p.blocked_by)}});
+    doc["actuation"] = {{"note", a.note},         {"desired", a.desired},       {"result", a.result},
+                        {"budget", a.budget},     {"inFlight", a.in_flight},    {"webhookHealthy", a.webhook_healthy},
+                        {"pods", pods},           {"notes", a.notes}};
+  }
+  if (e.rollback) {
+    const ExplainRollback& r = *e.rollback;
+    json history = json::array();
+    for (const auto& h : r.history)
+      history.push_back(
+          {{"at", h.at}, {"container", h.container}, {"from", h.from}, {"to", h.to}, {"source", h.source}});
+    doc["rollback"] = {{"present", r.present},           {"error", r.error},     {"phase", r.phase},
+                       {"strategy", r.strategy},         {"original", r.original}, {"lastApplied", r.last_applied},
+                       {"history", history}};
+  }
+  return doc;
+}
+
+void print_explanation(const Explanation& e, std::ostream& out) {
+  out << e.kind << " " << e.ns << "/" << e.name << "\n";
+  if (!e.owner_chain.empty()) {
+    std::string chain;
+    for (const auto& c : e.owner_chain) chain += (chain.empty() ? "" : " -> ") + c;
+    out << "  owner chain:  " << chain << "\n";
+  }
+  if (e.not_managed) {
+    out << "  not managed by kubex (" << e.not_managed->name << "): " << e.not_managed->sentence << "\n";
+    return;
+  }
+  out << "  workload:     " << e.workload << (e.on_hold ? " (policies on hold, RBK-4)" : " (managed)") << "\n";
+  out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode) << ")\n";
+
+  out << "\nPolicies (SEL-5 order)\n";
+  std::vector<std::vector<std::string>> rows = {{"#", "POLICY", "VALID", "STRATEGY", "WINS"}};
+  for (std::size_t i = 0; i < e.policies.size(); ++i) {
+    const auto& p = e.policies[i];
+    std::string wins;
+    for (const auto& w : p.wins) wins += (wins.empty() ? "" : ", ") + w;
+    if (wins.empty()) wins = p.note.empty() ? "-" : p.note;
+    rows.push_back({std::to_string(i + 1), p.ref, p.valid ? "yes" : "no (" + p.invalid_reason + ")",
+                    or_dash(p.strategy), wins});
+  }
+  print_table(out, rows, "  ");
+
+  out << "\nResources (what a pod created now gets: " << e.admission_result << ")\n";
+  print_reasons(out, e.admission_stops, "  stopped by ");
+  if (e.resources.empty()) {
+    out << "  no target container has a value from a policy\n";
+  } else {
+    std::vector<std::vector<std::string>> r = {
+        {"CONTAINER", "RESOURCE", "CURRENT", "DESIRED", "APPLIED", "SOURCE", "CONSTRAINTS"}};
+    for (const auto& x : e.resources) {
+      std::string source = x.source.empty() ? "-" : x.source + (x.annotation.empty() ? "" : " (" + x.annotation + ")");
+      r.push_back({x.container, x.slot, x.current, or_dash(x.desired), x.applied, source, names_text(x.constraints)});
+    }
+    print_table(out, r, "  ");
+  }
+  std::map<std::string, std::string> explained;
+  for (const auto& x : e.resources)
+    for (const auto& c : x.constraints) explained.emplace(c.name, c.sentence);
+  for (const auto& c : e.pod_constraints) explained.emplace(c.name, c.sentence);
+  if (!explained.empty()) {
+    out << "  constraints:\n";
+    for (const auto& [name, sentence] : explained) out << "    " << name << ": " << sentence << "\n";
+  }
+  for (const auto& n : e.notes) out << "  note: " << n << "\n";
+  if (e.reactive) print_reactive(*e.reactive, out);
+  if (e.actuation) print_actuation(*e.actuation, out);
+  if (e.rollback) print_rollback(*e.rollback, out);
+}
+
+}  // namespace kubex::engine

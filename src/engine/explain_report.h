@@ -1,0 +1,40 @@
+// How `kubex explain` (SPEC CLI-1) prints an Explanation: a table for people, or the stable document
+// {"apiVersion": "cli.kubex.ai/v1alpha1", "kind": "Explanation", …} with -o json; and the one sentence that
+// explains each constraint reason, actuation check and admission exit. Internal to src/engine.
+#pragma once
+
+#include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "engine/explain_model.h"
+
+namespace kubex::engine {
+
+// The sentence for a constraint reason (OBS-3), an ACT-2/ACT-3 check, or an ADM-3 exit check name; a generic
+// sentence for a name it does not know.
+std::string reason_sentence(const std::string& name);
+ExplainReason explain_reason(const std::string& name);
+
+// The document:
+// {"apiVersion", "kind": "Explanation", "target": {"kind", "namespace", "name"}, "managed",
+//  "notManaged": {"reason", "message"} (only when not managed), "ownerChain": [...], "workload", "onHold",
+//  "policies": [{"policy", "valid", "invalidReason", "strategy", "wins": [...], "note"}], "strategy", "mode",
+//  "admission": {"result", "stoppedBy": [{"reason", "message"}]},
+//  "resources": [{"container", "resource" ("requests.gpu"), "current", "desired", "source", "annotation",
+//                 "applied", "constraints": [{"reason", "message"}]}],
+//  "podConstraints": [{"reason", "message"}], "notes": [...],
+//  "reactive": {"policy", "state": {"present", "error", "baseline", "driver", "updatedAt"}, "lastEvaluationTime",
+//               "prometheus": {"url", "queried", "error"}, "samples": [{"pod", "container", "allocation",
+//               "computeUpsize", "computeScaleBack", "memoryUpsize", "memoryScaleBack"}],
+//               "rules": [{"rule", "signal", "direction", "total", "pod", "won"}], "stored", "result",
+//               "wouldWrite"},
+//  "actuation": {"note", "desired", "result", "budget", "inFlight", "webhookHealthy",
+//                "pods": [{"pod", "inSync", "live", "desired", "evictNow", "blockedBy": [{"reason", "message"}]}],
+//                "notes": [...]},
+//  "rollback": {"present", "error", "phase", "strategy", "lastApplied", "original", "history": [...]}}
+// Sections that do not apply are left out.
+nlohmann::json explanation_json(const Explanation& e);
+void print_explanation(const Explanation& e, std::ostream& out);
+
+}  // namespace kubex::engine

@@ -1,0 +1,119 @@
+// `kubex explain`'s report (SPEC CLI-1): every reason the engine can record or check has its own sentence, and
+// the document and the table carry what the Explanation holds. What fills an Explanation from a live cluster is
+// covered end to end (tests/e2e/test_explain.py).
+#include "engine/explain_report.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "decide/actuation/actuation.h"
+#include "decide/admission/constraints.h"
+#include "decide/admission/exits.h"
+
+namespace kubex::engine {
+namespace {
+
+using nlohmann::json;
+
+const std::string kFallback = reason_sentence("no-such-reason-anywhere");
+
+TEST(ExplainReport, EveryConstraintCheckAndExitHasItsOwnSentence) {
+  namespace r = decide::reason;
+  namespace c = decide::actuation::check;
+  for (const char* name :
+       {r::kPauseActive, r::kStrategyDisabled, r::kFloorClamped, r::kCeilingClamped, r::kRequestsExceedLimits,
+        r::kNoGpuRecommendation, r::kMultipleGpuContainers, r::kUnsupportedGpuRequest, r::kStrategyConflict,
+        r::kQueueOverriddenByOwner, r::kVllmArgsNotRewritable, r::kPodEvictionDisabled, r::kPdbBlocked,
+        r::kKaiFractionRequiresRestart, r::kReplacementNotMutated, r::kWebhookUnhealthy,
+        c::kAutomationDisabled, c::kProtectedNamespace, c::kPauseActive, c::kPodEvictionDisabled,
+        c::kWebhookUnhealthy, c::kMinReadyDurationNotMet, c::kPodTerminating, c::kOwnerPodsNotReady,
+        c::kJobPodNotEvicted, c::kMaxUnavailableExceeded, c::kPdbBlocked, c::kReplacementNotMutated,
+        c::kEvictionFailed}) {
+    EXPECT_NE(reason_sentence(name), kFallback) << name;
+  }
+  // ADM-3 exits (3)-(7) and the RBK-4 hold, as decide_admission names them.
+  for (auto e : {decide::EarlyExit::kProbePod, decide::EarlyExit::kAutomationDisabled,
+                 decide::EarlyExit::kProtectedNamespace}) {
+    EXPECT_NE(reason_sentence(decide::exit_check(e)), kFallback) << decide::exit_check(e);
+  }
+  for (const char* name : {"unknown-owner", "no-workload", "not-managed", "policies-on-hold", "malformed-pod"}) {
+    EXPECT_NE(reason_sentence(name), kFallback) << name;
+  }
+  EXPECT_EQ(explain_reason("ceiling-clamped").name, "ceiling-clamped");
+}
+
+Explanation managed() {
+  Explanation e;
+  e.kind = "Pod";
+  e.ns = "ml";
+  e.name = "chat-1";
+  e.owner_chain = {"Pod/chat-1", "ReplicaSet/chat-5d", "Deployment/chat"};
+  e.workload = "Deployment/chat";
+  e.policies = {{"StaticPolicy/s", true, "", "AutomationStrategy/kai", {"app requests.gpu"}, ""},
+                {"StaticPolicy/broken", false, "its strategy does not exist", "", {}, ""}};
+  e.strategy = "AutomationStrategy/kai";
+  e.mode = "kai";
+  e.admission_result = "MUTATED";
+  e.resources = {{"app", "requests.gpu", "1", "1.4", "StaticPolicy/s", "", "0.9",
+                  {explain_reason("ceiling-clamped")}}};
+  ExplainActuation a;
+  a.desired = "app=0.9 (fraction)";
+  a.result = "BLOCKED";
+  a.webhook_healthy = true;
+  a.pods = {{"chat-1", false, "app=1 (whole)", "app=0.9 (fraction)", false, {explain_reason("pod-eviction-disabled")}}};
+  e.actuation = a;
+  return e;
+}
+
+TEST(ExplainReport, DocumentCarriesEverySection) {
+  json doc = explanation_json(managed());
+  EXPECT_EQ(doc["apiVersion"], "cli.kubex.ai/v1alpha1");
+  EXPECT_EQ(doc["kind"], "Explanation");
+  EXPECT_EQ(doc["target"], json({{"kind", "Pod"}, {"namespace", "ml"}, {"name", "chat-1"}}));
+  EXPECT_TRUE(doc["managed"]);
+  EXPECT_FALSE(doc.contains("notManaged"));
+  EXPECT_EQ(doc["policies"][1]["invalidReason"], "its strategy does not exist");
+  const json& gpu = doc["resources"][0];
+  EXPECT_EQ(gpu["desired"], "1.4");
+  EXPECT_EQ(gpu["applied"], "0.9");
+  EXPECT_EQ(gpu["constraints"][0]["reason"], "ceiling-clamped");
+  EXPECT_EQ(doc["actuation"]["pods"][0]["blockedBy"][0]["reason"], "pod-eviction-disabled");
+  EXPECT_FALSE(doc.contains("reactive"));  // no reactive policy: no section
+  EXPECT_FALSE(doc.contains("rollback"));
+}
+
+TEST(ExplainReport, UnmanagedIsOneLine) {
+  Explanation e;
+  e.kind = "Pod";
+  e.ns = "ml";
+  e.name = "bare";
+  e.owner_chain = {"Pod/bare"};
+  e.not_managed = explain_reason("no-workload");
+  json doc = explanation_json(e);
+  EXPECT_FALSE(doc["managed"]);
+  EXPECT_EQ(doc["notManaged"]["reason"], "no-workload");
+  EXPECT_FALSE(doc.contains("policies"));
+  std::ostringstream out;
+  print_explanation(e, out);
+  int mentions = 0;
+  std::istringstream lines(out.str());
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("not managed by kubex (no-workload): ") != std::string::npos) ++mentions;
+  EXPECT_EQ(mentions, 1) << out.str();
+}
+
+TEST(ExplainReport, TableHasTheValuesAndTheirReasons) {
+  std::ostringstream out;
+  print_explanation(managed(), out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("Pod/chat-1 -> ReplicaSet/chat-5d -> Deployment/chat"), std::string::npos) << text;
+  EXPECT_NE(text.find("no (its strategy does not exist)"), std::string::npos) << text;
+  EXPECT_NE(text.find("ceiling-clamped: " + reason_sentence("ceiling-clamped")), std::string::npos) << text;
+  EXPECT_NE(text.find("pod-eviction-disabled: " + reason_sentence("pod-eviction-disabled")), std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace kubex::engine
