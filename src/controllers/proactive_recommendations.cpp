@@ -1,5 +1,6 @@
 #include "controllers/proactive_recommendations.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "act/owner_annotations.h"
@@ -7,6 +8,7 @@
 #include "act/status_writer.h"
 #include "api/keys.h"
 #include "common/time_format.h"
+#include "decide/admission/summary.h"
 #include "decide/gpu_value.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
@@ -31,6 +33,55 @@ kube::ControllerOptions controller_options(const ProactiveOptions& options) {
 
 std::string desired_key(api::Kind k) {
   return std::string(api::annotation_prefix(k)) + api::keys::kDesiredRequestsSuffix;
+}
+
+// OBS-4 for one workload the proactive winner governs: RECOMMENDED when the owner's recommendation changes (with
+// each container's change from the stored value), UNCHANGED when it already says so, NO_DATA when the ConfigMap
+// has no value for any of its containers. A clamped value lists `floor-clamped`/`ceiling-clamped`.
+decide::Summary proactive_summary(const decide::policy::Workload& workload, const decide::policy::MatchedPolicy& winner,
+                                  const std::map<std::string, std::string>& before, const json& desired, bool written,
+                                  const std::vector<std::string>& clamps, bool dry_run) {
+  decide::Summary s;
+  s.phase = "proactive";
+  s.ns = workload.ns;
+  s.owner = workload.ref();
+  s.policies["requests.gpu"] = winner.ref;
+  s.strategy = winner.strategy_ref;
+  if (winner.strategy) s.mode = winner.strategy->spec.kai_mode() ? "kai" : "vanilla";
+  s.result_text = desired.empty() ? "NO_DATA" : written ? "RECOMMENDED" : "UNCHANGED";
+  s.applied_filters = clamps;
+  s.dry_run = dry_run;
+  if (written) {
+    for (const auto& [c, v] : desired.items()) {
+      auto it = before.find(c);
+      std::string from = it == before.end() ? decide::kUnspecified : it->second;
+      std::string to = v.value("gpu", "");
+      if (from == to) continue;
+      decide::Change ch;
+      ch.container = c;
+      ch.from = from;
+      ch.to = to;
+      ch.desired = to;
+      ch.source = winner.ref;
+      s.changes.push_back(std::move(ch));
+    }
+  }
+  s.text = decide::summary_text(s.changes);
+  return s;
+}
+
+// container -> gpu of a stored desired-resource-requests value (unreadable: empty).
+std::map<std::string, std::string> stored_gpus(const std::map<std::string, std::string>& annotations,
+                                               const std::string& key) {
+  std::map<std::string, std::string> out;
+  auto it = annotations.find(key);
+  if (it == annotations.end()) return out;
+  json v = json::parse(it->second, nullptr, false);
+  if (!v.is_object()) return out;
+  for (const auto& [c, r] : v.items()) {
+    if (r.is_object() && r.contains("gpu") && r["gpu"].is_string()) out[c] = r["gpu"].get<std::string>();
+  }
+  return out;
 }
 
 }  // namespace
@@ -192,10 +243,12 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
   if (match.on_hold) return kube::ReconcileResult{};  // RBK-4
   std::map<std::string, std::string> set;
   std::vector<std::string> remove;
+  std::optional<decide::Summary> summary;
   if (match.proactive_winner) {
     const decide::policy::MatchedPolicy& winner = match.policies[*match.proactive_winner];
     std::string k = desired_key(winner.policy->kind);
     json desired = json::object();
+    std::vector<std::string> clamps;
     {
       std::lock_guard lk(mu_);
       if (set_) {
@@ -204,6 +257,10 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
           if (!v || !winner.strategy) continue;
           decide::ProactiveValue pv = decide::clamp_proactive(*v, winner.strategy->spec, c.name);
           desired[c.name] = {{"gpu", decide::format_gpu(pv.gpu)}};
+          if (pv.clamp != decide::Clamp::kNone) {
+            const char* reason = pv.clamp == decide::Clamp::kFloor ? "floor-clamped" : "ceiling-clamped";
+            if (std::find(clamps.begin(), clamps.end(), reason) == clamps.end()) clamps.emplace_back(reason);
+          }
         }
       }
     }
@@ -213,6 +270,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
     } else if (it == workload.annotations.end() || json::parse(it->second, nullptr, false) != desired) {
       set[k] = desired.dump();
     }
+    std::sort(clamps.begin(), clamps.end());
+    summary = proactive_summary(workload, winner, stored_gpus(workload.annotations, k), desired, !set.empty(), clamps,
+                                options_.dry_run);
   } else {
     for (api::Kind pk : {api::Kind::kProactivePolicy, api::Kind::kClusterProactivePolicy}) {
       if (workload.annotations.count(desired_key(pk))) remove.push_back(desired_key(pk));
@@ -220,6 +280,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
   }
   auto written = deps_.annotations->write(*w, set, remove, "proactive recommendations");
   if (!written) return std::unexpected(written.error());
+  if (summary && log_.enabled(common::LogLevel::kInfo)) {  // OBS-4: one line per reconcile of a governed workload
+    log_.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(*summary));
+  }
   if (*written != act::OwnerWrite::kWritten) return kube::ReconcileResult{*written == act::OwnerWrite::kStale};
   recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{};

@@ -51,6 +51,7 @@ struct ProactiveDeps {
 
 struct ProactiveOptions {
   std::string global_config_name = "global-config";
+  bool dry_run = false;                  // --dry-run: copied to the summary lines (the writer writes nothing)
   const common::Clock* clock = nullptr;  // default: the real clock
   kube::Metrics* metrics = nullptr;      // may be null
 };

@@ -310,6 +310,7 @@ void add_controllers(EngineState& state) {
   pd.events = &state.manager.events();
   controllers::ProactiveOptions po;
   po.global_config_name = state.options.global_config_name;
+  po.dry_run = dry_run;
   po.metrics = &state.manager.metrics();
   auto proactive = std::make_shared<controllers::ProactiveRecommendations>(std::move(pd), po);
   observe::on_workload_changes(state.caches, [s = static_owner.get(), p = proactive.get()](const api::WorkloadView& w) {

@@ -324,6 +324,15 @@ def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6,
     key = "cwproactive.rightsizing.kubex.ai/desired-resource-requests"
     wait_for(lambda: owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}',
              timeout=30, what="the last duplicate wins")
+    # OBS-4: the proactive reconcile's one summary line.
+    line = engine.wait_line("rightsizing summary", phase="proactive", namespace="adm-pro",
+                            rightsizingResult="RECOMMENDED")
+    assert line["owner"] == "Deployment/infer"
+    assert line["policies"] == {"requests.gpu": "ClusterProactivePolicy/kai-gpu-sharing-baseline"}
+    assert line["strategy"] == "ClusterAutomationStrategy/kai-gpu-sharing" and line["mode"] == "kai"
+    assert {"container": "app", "resource": "gpu", "usage": "request", "from": "unspecified",
+            "to": "0.45"} in line["changes"]
+    assert line["summary"] == "Applied rightsizing requests [app:[gpu=0.45]] limits [none]"
     wait_for(lambda: recommendations_total(engine, "ClusterProactivePolicy", "initial") == before + 1, timeout=10,
              what="kubex_gpu_recommendations_total{policy_kind=ClusterProactivePolicy,direction=initial} + 1")
     scale(sim, "adm-pro", "infer", 1)
