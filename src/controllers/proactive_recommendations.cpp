@@ -52,19 +52,9 @@ decide::Summary proactive_summary(const decide::policy::Workload& workload, cons
   s.applied_filters = clamps;
   s.dry_run = dry_run;
   if (written) {
-    for (const auto& [c, v] : desired.items()) {
-      auto it = before.find(c);
-      std::string from = it == before.end() ? decide::kUnspecified : it->second;
-      std::string to = v.value("gpu", "");
-      if (from == to) continue;
-      decide::Change ch;
-      ch.container = c;
-      ch.from = from;
-      ch.to = to;
-      ch.desired = to;
-      ch.source = winner.ref;
-      s.changes.push_back(std::move(ch));
-    }
+    std::map<std::string, std::string> after;
+    for (const auto& [c, v] : desired.items()) after[c] = v.value("gpu", "");
+    s.changes = decide::recommendation_changes(before, after, winner.ref);
   }
   s.text = decide::summary_text(s.changes);
   return s;

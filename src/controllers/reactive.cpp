@@ -80,10 +80,11 @@ std::string annotation_or_empty(const api::WorkloadView& w, const std::string& k
 decide::Summary summary_of(const api::WorkloadView& w, const decide::policy::MatchedPolicy& winner,
                            const decide::reactive::Outcome& out, const decide::reactive::Input& in, bool dry_run) {
   // `from`: the previous recommendation, else the selected pod's current allocation.
-  std::map<std::string, decide::Hundredths> before = in.existing;
+  std::map<std::string, std::string> before;
+  for (const auto& [c, v] : in.existing) before[c] = decide::format_gpu(v);
   for (const auto& p : in.pods) {
     if (p.name != out.selected_pod) continue;
-    for (const auto& c : p.containers) before.emplace(c.name, c.allocation);
+    for (const auto& c : p.containers) before.emplace(c.name, decide::format_gpu(c.allocation));
   }
   decide::Summary s;
   s.phase = "reactive";
@@ -97,19 +98,9 @@ decide::Summary summary_of(const api::WorkloadView& w, const decide::policy::Mat
   s.applied_filters = out.applied_filters;
   s.dry_run = dry_run;
   if (out.result == decide::reactive::Result::kRecommended) {
-    for (const auto& [c, v] : out.requests) {
-      auto it = before.find(c);
-      std::string from = it == before.end() ? decide::kUnspecified : decide::format_gpu(it->second);
-      std::string to = decide::format_gpu(v);
-      if (from == to) continue;
-      decide::Change ch;
-      ch.container = c;
-      ch.from = from;
-      ch.to = to;
-      ch.desired = to;
-      ch.source = winner.ref;
-      s.changes.push_back(std::move(ch));
-    }
+    std::map<std::string, std::string> after;
+    for (const auto& [c, v] : out.requests) after[c] = decide::format_gpu(v);
+    s.changes = decide::recommendation_changes(before, after, winner.ref);
   }
   s.text = decide::summary_text(s.changes);
   return s;

@@ -11,11 +11,11 @@
 #include "common/log.h"
 #include "decide/admission/exits.h"
 #include "decide/policy/catalog.h"
+#include "engine/command_client.h"
 #include "engine/explain_build.h"
 #include "engine/explain_report.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
-#include "kube/client/kubeconfig.h"
 #include "observe/caches.h"
 #include "observe/catalog.h"
 #include "observe/owners.h"
@@ -86,12 +86,8 @@ class Run {
            << "Run 'kubex explain --help' for usage.\n";
       return kExitUsage;
     }
-    auto conn = kube::resolve_connection(o_.kubeconfig, o_.context);
-    if (!conn) return fail("invalid kubeconfig: " + conn.error().str());
-    kube::ClientOptions co;
-    co.max_retries = 2;
-    auto client = kube::Client::create(*conn, co);
-    if (!client) return fail("invalid kubeconfig: " + client.error().str());
+    auto client = command_client(o_.kubeconfig, o_.context);
+    if (!client) return fail(client.error().str());
     kube::Client& c = **client;
 
     Explanation e;

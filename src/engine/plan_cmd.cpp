@@ -10,9 +10,9 @@
 #include "common/file_io.h"
 #include "common/yaml.h"
 #include "decide/packing/plan.h"
+#include "engine/command_client.h"
 #include "engine/plan_report.h"
 #include "kube/client/client.h"
-#include "kube/client/kubeconfig.h"
 #include "observe/gpu_inventory.h"
 
 namespace kubex::engine {
@@ -43,12 +43,8 @@ class Run {
   int run() {
     std::vector<Source> sources;
     if (!o_.file.empty() && !read_file(sources)) return kExitFailed;
-    auto conn = kube::resolve_connection(o_.kubeconfig, o_.context);
-    if (!conn) return fail("invalid kubeconfig: " + conn.error().str());
-    kube::ClientOptions co;
-    co.max_retries = 2;
-    auto client = kube::Client::create(*conn, co);
-    if (!client) return fail("invalid kubeconfig: " + client.error().str());
+    auto client = command_client(o_.kubeconfig, o_.context);
+    if (!client) return fail(client.error().str());
     kube::Client& c = **client;
 
     const auto kind = api::Kind::kGpuConsolidationPolicy;

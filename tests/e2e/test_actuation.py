@@ -78,17 +78,23 @@ class Watcher:
         return self.max_unavailable
 
 
-@pytest.fixture(scope="module")
-def env(sim_factory, tmp_path_factory):
-    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("actuation-sim"), SIM_CONFIG)
+def start_evicting_engine(sim_factory, workdir):
+    """kubex-sim (SIM_CONFIG) with its GPU model, a real Prometheus, the starter example and an engine whose
+    webhook health is True (ACT-2: evictions wait for PodAdmissionWebhookHealthy=True)."""
+    sim, metrics = start_gpu_sim(sim_factory, workdir, SIM_CONFIG)
     prom = RestartablePrometheus(metrics)
     install_starter(sim, prom)
     engine = start_engine(sim)
-    # ACT-2: evictions wait for PodAdmissionWebhookHealthy=True.
     wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
                          for c in sim.kubectl_json("get", "globalconfiguration", "global-config")
                          .get("status", {}).get("conditions", [])),
              timeout=90, interval=1, what="PodAdmissionWebhookHealthy=True")
+    return sim, prom, engine
+
+
+@pytest.fixture(scope="module")
+def env(sim_factory, tmp_path_factory):
+    sim, prom, engine = start_evicting_engine(sim_factory, tmp_path_factory.mktemp("actuation-sim"))
     yield sim, prom, engine
     engine.stop()
     prom.stop()

@@ -8,10 +8,8 @@ import subprocess
 import pytest
 
 from conftest import BIN, wait_for
-from test_actuation import SIM_CONFIG, events
-from test_gpu_metrics import start_gpu_sim
-from test_reactive import (RestartablePrometheus, apply, install_starter, kai_deployment, owner_annotation, running,
-                           start_engine, wait_recommendation)
+from test_actuation import events, start_evicting_engine
+from test_reactive import apply, kai_deployment, owner_annotation, running, wait_recommendation
 
 KUBEX = str(BIN / "kubex")
 NS = "explain"
@@ -34,14 +32,7 @@ def explain_json(sim, *args):
 
 @pytest.fixture(scope="module")
 def env(sim_factory, tmp_path_factory):
-    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("explain-sim"), SIM_CONFIG)
-    prom = RestartablePrometheus(metrics)
-    install_starter(sim, prom)
-    engine = start_engine(sim)
-    wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
-                         for c in sim.kubectl_json("get", "globalconfiguration", "global-config")
-                         .get("status", {}).get("conditions", [])),
-             timeout=90, interval=1, what="PodAdmissionWebhookHealthy=True")
+    sim, prom, engine = start_evicting_engine(sim_factory, tmp_path_factory.mktemp("explain-sim"))
     sim.kubectl("create", "namespace", NS)
     # One replica at 0.25 demanding 45 % SM: the reactive policy recommends min(0.45 × 1.2, 0.25 × 2) = 0.5, and a
     # PDB that allows no disruption keeps the pod at 0.25 (every eviction gets 429).

@@ -61,6 +61,24 @@ const char* result_name(AdmissionResult r) {
   return "SKIPPED";
 }
 
+std::vector<Change> recommendation_changes(const std::map<std::string, std::string>& before,
+                                           const std::map<std::string, std::string>& after, const std::string& source) {
+  std::vector<Change> out;
+  for (const auto& [c, to] : after) {
+    auto it = before.find(c);
+    std::string from = it == before.end() ? kUnspecified : it->second;
+    if (from == to) continue;
+    Change ch;
+    ch.container = c;
+    ch.from = std::move(from);
+    ch.to = to;
+    ch.desired = to;
+    ch.source = source;
+    out.push_back(std::move(ch));
+  }
+  return out;
+}
+
 std::string summary_text(const std::vector<Change>& changes, const std::vector<Edit>& edits) {
   std::string out = changes.empty() ? std::string("No rightsizing changes")
                                     : "Applied rightsizing requests [" + side(changes, Usage::kRequest) +

@@ -43,6 +43,12 @@ struct Summary {
 // `; kai [scheduler=<s> queue=<q>]` (only the ones edited) and `; vllm [<c>:<v> …]`.
 std::string summary_text(const std::vector<Change>& changes, const std::vector<Edit>& edits = {});
 
+// A recommender's GPU changes (the reactive and proactive summary lines): for each container of `after`
+// (container -> GPU-2 value) whose value differs from `before` (absent: "unspecified"), a requests.gpu Change
+// from `source`.
+std::vector<Change> recommendation_changes(const std::map<std::string, std::string>& before,
+                                           const std::map<std::string, std::string>& after, const std::string& source);
+
 // The OBS-4 fields of `s` written as JSON object members (no braces), keys sorted, with `ignoredSources`
 // (VAL-7) among them when not empty; `changes[]` holds `changes` then `edits` (an edit's absent `from` is
 // null): the per-review log line's fields (common::Logger::log_members), written

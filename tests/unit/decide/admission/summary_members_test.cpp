@@ -81,5 +81,24 @@ TEST(SummaryMembers, EveryFieldSortedAndEscaped) {
       << summary_members(only_vllm);
 }
 
+// The reactive and proactive lines' changes: only containers whose value moves, from the stored value or
+// "unspecified", as requests.gpu changes of the recommending policy.
+TEST(RecommendationChanges, OnlyMovedContainersFromStoredOrUnspecified) {
+  const auto changes = recommendation_changes({{"app", "0.25"}, {"side", "0.5"}},
+                                              {{"app", "0.5"}, {"new", "0.3"}, {"side", "0.5"}},
+                                              "ClusterGpuReactivePolicy/r");
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].container, "app");
+  EXPECT_EQ(changes[0].from, "0.25");
+  EXPECT_EQ(changes[0].to, "0.5");
+  EXPECT_EQ(changes[0].desired, "0.5");
+  EXPECT_EQ(changes[0].resource, Resource::kGpu);
+  EXPECT_EQ(changes[0].usage, Usage::kRequest);
+  EXPECT_EQ(changes[0].source, "ClusterGpuReactivePolicy/r");
+  EXPECT_EQ(changes[1].container, "new");
+  EXPECT_EQ(changes[1].from, kUnspecified);
+  EXPECT_EQ(summary_text(changes), "Applied rightsizing requests [app:[gpu=0.5] new:[gpu=0.3]] limits [none]");
+}
+
 }  // namespace
 }  // namespace kubex::decide

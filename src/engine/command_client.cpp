@@ -1,0 +1,18 @@
+#include "engine/command_client.h"
+
+#include "kube/client/client.h"
+#include "kube/client/kubeconfig.h"
+
+namespace kubex::engine {
+
+common::Result<std::shared_ptr<kube::Client>> command_client(const std::string& kubeconfig, const std::string& context) {
+  auto conn = kube::resolve_connection(kubeconfig, context);
+  if (!conn) return std::unexpected(common::Error{"", "invalid kubeconfig: " + conn.error().str()});
+  kube::ClientOptions co;
+  co.max_retries = 2;
+  auto client = kube::Client::create(*conn, co);
+  if (!client) return std::unexpected(common::Error{"", "invalid kubeconfig: " + client.error().str()});
+  return *client;
+}
+
+}  // namespace kubex::engine
