@@ -1,12 +1,12 @@
 #include "engine/explain_cmd.h"
 
-#include <algorithm>
 #include <cctype>
 #include <exception>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "api/owner_kinds.h"
 #include "api/views.h"
 #include "common/log.h"
 #include "decide/admission/exits.h"
@@ -31,6 +31,7 @@ constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr const char* kCommand = "kubex explain";
 constexpr auto kSyncTimeout = std::chrono::seconds(60);
+constexpr auto kGiveUpOnErrors = std::chrono::seconds(10);
 
 std::string api_error(const kube::ApiStatus& s) {
   return s.message.empty() ? s.reason + " (" + std::to_string(s.code) + ")" : s.message;
@@ -46,19 +47,37 @@ class SyncedInformers {
   ~SyncedInformers() {
     for (auto& i : informers_) i->stop();
   }
-  // The path of the first informer that did not sync in time, "" when all did.
+  // The path of the first informer that did not sync in time, "" when all did. One whose lists keep failing
+  // (RBAC, a broken API) is given up on after kGiveUpOnErrors rather than the whole kSyncTimeout.
   std::string wait() const {
-    const auto deadline = std::chrono::steady_clock::now() + kSyncTimeout;
-    for (const auto& i : informers_) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-      if (!i->wait_synced(std::max(left, std::chrono::milliseconds(1)))) return i->path();
+    const auto start = std::chrono::steady_clock::now();
+    while (true) {
+      const auto waited = std::chrono::steady_clock::now() - start;
+      const kube::Informer* pending = nullptr;
+      for (const auto& i : informers_) {
+        if (i->synced()) continue;
+        if (!pending) pending = i.get();
+        if (waited >= kGiveUpOnErrors && i->stats().errors > 0) return i->path();
+      }
+      if (!pending) return "";
+      if (waited >= kSyncTimeout) return pending->path();
+      pending->wait_synced(std::chrono::milliseconds(200));
     }
-    return "";
   }
 
  private:
   std::vector<std::shared_ptr<kube::Informer>> informers_;
 };
+
+// The REST path of a pod or an owner kind (SEL-1) object.
+std::string object_path(const std::string& kind, const std::string& ns, const std::string& name) {
+  if (kind == "Pod") return "/api/v1/namespaces/" + ns + "/pods/" + name;
+  const api::OwnerKind* k = api::owner_kind(kind);
+  const std::string av(k->api_version);
+  const auto slash = av.find('/');
+  return kube::resource_path(slash == std::string::npos ? "" : av.substr(0, slash),
+                             slash == std::string::npos ? av : av.substr(slash + 1), std::string(k->plural), ns, name);
+}
 
 std::string ref_text(const std::string& kind, const std::string& name) {
   return kind + "/" + name;
@@ -94,15 +113,16 @@ class Run {
     e.kind = kind;
     e.ns = ns;
     e.name = name;
+    // The object first, with one GET: a missing object or an unreachable cluster is said at once. A pod is
+    // kept whole (the caches keep a projection).
     std::optional<json> pod;
-    if (kind == "Pod") {  // the pod as it is now, whole (the caches keep a projection)
-      auto got = c.get("/api/v1/namespaces/" + ns + "/pods/" + name);
-      if (!got) {
-        if (got.error().not_found()) return fail("pod " + ns + "/" + name + " not found");
-        return fail("cannot read pod " + ns + "/" + name + ": " + api_error(got.error()));
-      }
-      pod = std::move(*got);
+    const std::string what = (kind == "Pod" ? std::string("pod") : kind) + " " + ns + "/" + name;
+    auto got = c.get(object_path(kind, ns, name));
+    if (!got) {
+      if (got.error().not_found()) return fail(what + " not found");
+      return fail("cannot read " + what + ": " + api_error(got.error()));
     }
+    if (kind == "Pod") pod = std::move(*got);
 
     observe::Caches caches = observe::make_caches(*client);
     observe::CatalogOptions copts;
