@@ -65,6 +65,14 @@ std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& 
   return mp.strategy ? "invalid" : "its strategy does not exist";
 }
 
+// status.<field> of an object, nullptr when absent.
+const json* status_field(const json& obj, const char* field) {
+  auto st = obj.find("status");
+  if (st == obj.end() || !st->is_object()) return nullptr;
+  auto f = st->find(field);
+  return f == st->end() ? nullptr : &*f;
+}
+
 std::string current_text(const decide::ContainerResources& c, decide::Slot slot) {
   if (slot == decide::Slot::kRequestsGpu)
     return c.current_gpu ? decide::format_gpu(*c.current_gpu) : decide::kUnspecified;
@@ -187,10 +195,10 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
     if (!slotted) e.pod_constraints.push_back(explain_reason(en.reason));
   }
   if (live_pod) {
-    const json& meta = (*live_pod)["metadata"];
-    if (meta.contains("annotations") && meta["annotations"].is_object()) {
-      const json& a = meta["annotations"];
-      if (auto it = a.find(api::keys::kAutomationConstraints); it != a.end() && it->is_string())
+    auto meta = live_pod->find("metadata");
+    auto a = meta != live_pod->end() && meta->is_object() ? meta->find("annotations") : live_pod->end();
+    if (meta != live_pod->end() && meta->is_object() && a != meta->end() && a->is_object()) {
+      if (auto it = a->find(api::keys::kAutomationConstraints); it != a->end() && it->is_string())
         e.notes.push_back("the pod's automation-constraints: " + it->get<std::string>());
     }
   }
@@ -222,8 +230,8 @@ void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, 
     }
   }
   if (auto got = ctx.client.get(api::object_path(policy.kind, policy.meta.ns, policy.meta.name))) {
-    if (got->contains("status") && (*got)["status"].is_object())
-      r.last_evaluation = (*got)["status"].value("lastEvaluationTime", "");
+    const json* t = status_field(*got, "lastEvaluationTime");
+    if (t && t->is_string()) r.last_evaluation = t->get<std::string>();
   }
 
   prom::Options po;
@@ -284,9 +292,11 @@ void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view,
   } else {
     // PodAdmissionWebhookHealthy as the engine last wrote it on global-config (ACT-2).
     auto gc = ctx.client.get(api::object_path(api::Kind::kGlobalConfiguration, "", ctx.options.global_config_name));
-    if (gc && gc->contains("status") && (*gc)["status"].contains("conditions")) {
-      for (const auto& c : (*gc)["status"]["conditions"])
-        if (c.value("type", "") == "PodAdmissionWebhookHealthy") a.webhook_healthy = c.value("status", "") == "True";
+    const json* conditions = gc ? status_field(*gc, "conditions") : nullptr;
+    if (conditions && conditions->is_array()) {
+      for (const auto& c : *conditions)
+        if (c.is_object() && c.value("type", json()) == "PodAdmissionWebhookHealthy")
+          a.webhook_healthy = c.value("status", json()) == "True";
     }
     const decide::AdmissionDecision d = controllers::desired_decision(*w, *tmpl, ctx.now, false);  // ACT-1
     da::Input in;
