@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from conftest import BIN, wait_for
-from test_actuation import events, start_evicting_engine
-from test_reactive import apply, kai_deployment, owner_annotation, running, wait_recommendation
+from test_actuation import events, start_evicting_engine, whole_gpu_deployment
+from test_reactive import API, apply, kai_deployment, owner_annotation, running, wait_recommendation
 
 KUBEX = str(BIN / "kubex")
 NS = "explain"
@@ -146,6 +146,41 @@ def test_pause_is_a_gate_with_its_reason(env):  # CLI-1, ADM-4, ACT-2 pause-acti
     (p,) = doc["actuation"]["pods"]
     assert p["inSync"] is False and p["evictNow"] is False
     assert "pause-active" in [b["reason"] for b in p["blockedBy"]]
+
+
+def test_clamps_and_gates_name_their_reason(env):  # CLI-1, ADM-7 ceiling, ADM-9 direction gate, SEL-8
+    sim, _ = env
+    ns = "explain-static"
+    sim.kubectl("create", "namespace", ns)
+    strategy = {"apiVersion": API, "kind": "ClusterAutomationStrategy", "metadata": {"name": "explain-capped"},
+                "spec": {"experimental": {"gpuKaiContract": "v1alpha1-2026-07"},
+                         "enablement": {"overrideScheduler": "kai",
+                                        "gpu": {"requests": {"upsize": True, "downsize": True, "ceiling": "0.6"}},
+                                        "cpu": {"requests": {"downsize": False}}},
+                         "podEviction": {"enabled": False}}}
+    policy = {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": "explain-static"},
+              "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": [ns]},
+                                 "workloadTypes": ["Deployment"]},
+                       "resources": {"containers": {"*": {"requests": {"gpu": "0.9", "cpu": "50m"}}}},
+                       "automationStrategyRef": {"name": "explain-capped"}}}
+    apply(sim, strategy, policy)
+    apply(sim, whole_gpu_deployment("train", ns, "g-node-2", replicas=1))
+    pod = wait_for(lambda: running(sim, ns, "train"), timeout=60, what="the pod running")[0]
+    assert pod["metadata"]["annotations"]["gpu-fraction"] == "0.6"  # what admission did
+    doc = explain_json(sim, "pod", f"{ns}/{pod['metadata']['name']}")
+    rows = {r["resource"]: r for r in doc["resources"]}
+    gpu, cpu = rows["requests.gpu"], rows["requests.cpu"]
+    assert (gpu["current"], gpu["desired"], gpu["applied"]) == ("0.6", "0.9", "0.6")
+    assert [c["reason"] for c in gpu["constraints"]] == ["ceiling-clamped"]
+    assert gpu["source"] == "ClusterStaticPolicy/explain-static" and gpu["annotation"] == ""
+    assert (cpu["current"], cpu["desired"], cpu["applied"]) == ("100m", "50m", "100m")
+    assert [c["reason"] for c in cpu["constraints"]] == ["automation-strategy-disabled"]
+    assert doc["policies"][0]["wins"] == ["app requests.gpu", "app requests.cpu"]
+    # In sync with what admission gives now, so nothing to evict (and the strategy could not anyway).
+    (p,) = doc["actuation"]["pods"]
+    assert p["inSync"] is True and p["evictNow"] is False
+    assert "reactive" not in doc
+    assert any("ceiling-clamped" in n for n in doc["notes"])  # the pod's own automation-constraints
 
 
 @pytest.mark.parametrize("make,reason", [
