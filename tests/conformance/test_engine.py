@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import test_admission as adm
-from conftest import (ENGINE_NS, ENGINE_SA, GROUP, HERE, ROOT, EngineProcess, forbidden_lines, free_port,
+from conftest import (BIN, ENGINE_NS, ENGINE_SA, GROUP, HERE, ROOT, EngineProcess, forbidden_lines, free_port,
                       run, sa_kubeconfig, wait_for)
 
 CHART = ROOT / "charts" / "kubex-automation-engine"
@@ -207,6 +207,36 @@ def test_admission_converts_whole_gpus_to_fractions(env):  # ADM-1, ADM-11, ADM-
                                                        "source": "ClusterStaticPolicy/conf-share"}}},
                         "kai": {"scheduler": {"from": "default-scheduler", "to": "kai-scheduler"},
                                 "queue": {"from": None, "to": "kubex-unlimited-gpu-queue"}}}
+
+
+def test_explain_reads_the_real_api_server_with_the_charts_role(env):  # CLI-1, HLM-2
+    """`kubex explain` on the real API server, authenticated as the chart's ServiceAccount: the role the engine
+    runs with is enough to explain, and what it says matches what the real admission chain did."""
+    cp = env.cp
+    ns = "conf-explain"
+    cp.kubectl("create", "namespace", ns)
+    adm.apply(cp, adm.static_policy("conf-explain", ns, "0.4"),
+              adm.gpu_deployment("serve", ns, labels={"nvidia.com/gpu.present": "true"}))
+    adm.wait_static_annotation(cp, "deployment", ns, "serve", '{"app":{"gpu":"0.4"}}')
+    adm.scale(cp, ns, "serve", 1)
+    (pod,) = wait_for(lambda: (p := pods_of(cp, ns, "app=serve")) and len(p) == 1 and p, timeout=60,
+                      what="the ReplicaSet's pod")
+    assert adm.annotations(pod).get("gpu-fraction") == "0.4"
+    name = pod["metadata"]["name"]
+    res = run([str(BIN / "kubex"), "explain", "pod", f"{ns}/{name}", "-o", "json", "--kubeconfig", env.kubeconfig],
+              check=False)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["managed"] is True and doc["workload"] == "Deployment/serve"
+    assert doc["ownerChain"][2] == "Deployment/serve"
+    (gpu,) = [r for r in doc["resources"] if r["resource"] == "requests.gpu"]
+    assert (gpu["current"], gpu["desired"], gpu["applied"], gpu["source"]) == \
+        ("0.4", "0.4", "0.4", "ClusterStaticPolicy/conf-explain")
+    (p,) = doc["actuation"]["pods"]
+    assert p["pod"] == name and p["inSync"] is True  # no kubelet here: Pending, but already what admission gives
+    missing = run([str(BIN / "kubex"), "explain", "deployment", f"{ns}/nothing", "--kubeconfig", env.kubeconfig],
+                  check=False)
+    assert missing.returncode == 1 and missing.stderr == f"kubex explain: Deployment {ns}/nothing not found\n"
 
 
 def test_existing_kai_pod_keeps_its_queue_and_vllm_gets_its_flag(env):  # E1, VLM-2..4
