@@ -319,16 +319,17 @@ json explanation_json(const Explanation& e) {
 }
 
 void print_explanation(const Explanation& e, std::ostream& out) {
-  out << e.kind << " " << e.ns << "/" << e.name << "\n";
-  if (!e.owner_chain.empty()) {
-    std::string chain;
-    for (const auto& c : e.owner_chain) chain += (chain.empty() ? "" : " -> ") + c;
-    out << "  owner chain:  " << chain << "\n";
-  }
-  if (e.not_managed) {
-    out << "  not managed by kubex (" << e.not_managed->name << "): " << e.not_managed->sentence << "\n";
+  std::string chain;
+  for (const auto& c : e.owner_chain) chain += (chain.empty() ? "" : " -> ") + c;
+  if (e.not_managed) {  // CLI-1: one line, naming the ADM-3 exit
+    out << e.kind << " " << e.ns << "/" << e.name << " is not managed by kubex (" << e.not_managed->name
+        << "): " << e.not_managed->sentence;
+    if (e.owner_chain.size() > 1) out << " Owner chain: " << chain << ".";
+    out << "\n";
     return;
   }
+  out << e.kind << " " << e.ns << "/" << e.name << "\n";
+  if (!chain.empty()) out << "  owner chain:  " << chain << "\n";
   out << "  workload:     " << e.workload << (e.on_hold ? " (policies on hold, RBK-4)" : " (managed)") << "\n";
   out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode) << ")\n";
 

@@ -209,8 +209,8 @@ def test_unmanaged_pods_say_why_in_one_line(env, make, reason):  # CLI-1, ADM-3
     assert "policies" not in doc and "actuation" not in doc
     res = explain(sim, "pod", f"{ns}/{pod}")
     assert res.returncode == 0
-    (line,) = [x for x in res.stdout.splitlines() if "not managed" in x]
-    assert f"not managed by kubex ({reason}): " in line
+    (line,) = res.stdout.splitlines()  # one line
+    assert line.startswith(f"Pod {ns}/{pod} is not managed by kubex ({reason}): "), line
 
 
 def test_not_found_exits_1(env):  # §13a: 1 when the object is not found

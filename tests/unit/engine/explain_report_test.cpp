@@ -97,11 +97,14 @@ TEST(ExplainReport, UnmanagedIsOneLine) {
   EXPECT_FALSE(doc.contains("policies"));
   std::ostringstream out;
   print_explanation(e, out);
-  int mentions = 0;
-  std::istringstream lines(out.str());
-  for (std::string line; std::getline(lines, line);)
-    if (line.find("not managed by kubex (no-workload): ") != std::string::npos) ++mentions;
-  EXPECT_EQ(mentions, 1) << out.str();
+  EXPECT_EQ(out.str(), "Pod ml/bare is not managed by kubex (no-workload): " + reason_sentence("no-workload") + "\n");
+  // With an owner chain, still one line.
+  e.owner_chain = {"Pod/x", "ReplicaSet/x-5d", "Deployment/x"};
+  e.not_managed = explain_reason("not-managed");
+  std::ostringstream chained;
+  print_explanation(e, chained);
+  EXPECT_EQ(chained.str(), "Pod ml/bare is not managed by kubex (not-managed): " + reason_sentence("not-managed") +
+                               " Owner chain: Pod/x -> ReplicaSet/x-5d -> Deployment/x.\n");
 }
 
 TEST(ExplainReport, TableHasTheValuesAndTheirReasons) {
