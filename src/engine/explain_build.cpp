@@ -17,7 +17,6 @@
 #include "decide/policy/match.h"
 #include "decide/reactive/reactive.h"
 #include "engine/explain_report.h"
-#include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "observe/actuation.h"
 #include "observe/caches.h"
@@ -32,15 +31,6 @@ namespace {
 using nlohmann::json;
 namespace da = decide::actuation;
 namespace dp = decide::policy;
-
-std::map<std::string, std::string> namespace_annotations(const observe::Caches& caches, const std::string& ns) {
-  std::map<std::string, std::string> out;
-  if (!caches.namespaces) return out;
-  if (auto v = kube::as<api::WorkloadView>(caches.namespaces->get(ns))) {
-    for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
-  }
-  return out;
-}
 
 std::string annotation_or_empty(const api::WorkloadView& w, const std::string& key) {
   const common::IStr* v = w.annotation(key);
@@ -148,7 +138,7 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   in.global = &global;
   in.evaluation = &catalog->evaluation();
   in.ns = ns;
-  in.namespace_annotations = namespace_annotations(ctx.caches, ns);
+  in.namespace_annotations = observe::namespace_annotations(ctx.caches, ns);
   in.workload = &workload;
   in.candidates = catalog->candidates();
   const decide::AdmissionDecision d = decide::decide_admission(in);

@@ -13,7 +13,6 @@
 #include "observe/kai_queues.h"
 #include "observe/owners.h"
 #include "observe/workloads.h"
-#include "kube/cache/informer.h"
 #include "kube/runtime/http_endpoints.h"
 #include "kube/runtime/manager.h"
 #include "webhook/admission_metrics.h"
@@ -64,11 +63,7 @@ class ObservedPodSource final : public webhook::PodAdmissionSource {
   }
 
   std::map<std::string, std::string> namespace_annotations(const std::string& ns) const override {
-    std::map<std::string, std::string> out;
-    if (auto v = kube::as<api::WorkloadView>(caches_.namespaces->get(ns))) {
-      for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
-    }
-    return out;
+    return observe::namespace_annotations(caches_, ns);
   }
 
  private:

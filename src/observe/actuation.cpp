@@ -71,12 +71,7 @@ class CachedActuationFacts final : public ActuationFacts {
     return out;
   }
   std::map<std::string, std::string> namespace_annotations(const std::string& ns) const override {
-    std::map<std::string, std::string> out;
-    if (!caches_.namespaces) return out;
-    if (auto v = kube::as<api::WorkloadView>(caches_.namespaces->get(ns))) {
-      for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
-    }
-    return out;
+    return observe::namespace_annotations(caches_, ns);
   }
   std::string workload_key_of(const api::PodView& pod) const override {
     const api::OwnerRef* c = pod.controller();

@@ -107,4 +107,13 @@ std::vector<std::shared_ptr<kube::Informer>> Caches::workload_informers() const 
   return {deployments, statefulsets, daemonsets, cronjobs, jobs, rollouts, analysisruns, models, strimzipodsets};
 }
 
+std::map<std::string, std::string> namespace_annotations(const Caches& caches, const std::string& ns) {
+  std::map<std::string, std::string> out;
+  if (!caches.namespaces) return out;
+  if (auto v = kube::as<api::WorkloadView>(caches.namespaces->get(ns))) {
+    for (const auto& [k, val] : v->annotations) out[k.str()] = val.str();
+  }
+  return out;
+}
+
 }  // namespace kubex::observe

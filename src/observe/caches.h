@@ -4,6 +4,7 @@
 // API is not installed (SPEC §1.8).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,5 +38,8 @@ struct Caches {
 };
 
 Caches make_caches(const std::shared_ptr<kube::Client>& client);
+
+// The cached annotations kubex reads of a namespace (pause-until), empty when it is not cached.
+std::map<std::string, std::string> namespace_annotations(const Caches& caches, const std::string& ns);
 
 }  // namespace kubex::observe
