@@ -753,6 +753,12 @@ def consolidation_status():
         "lastDrainedNode": string("The last node drained to completion."),
         "lastDrainTime": timestamp("When the last drain completed."),
         "lastEvaluationTime": timestamp("When the pool was last evaluated."),
+        "gpuModels": array("The GPU products of the pool's nodes (`nvidia.com/gpu.product`; \"\" for nodes "
+                           "without the label) with their node counts (CON-5a). Drains stay within one product.",
+                           obj("One GPU product.", {
+                               "product": string("The nvidia.com/gpu.product label value."),
+                               "nodes": int64("Pool nodes of this product.", minimum=0),
+                           })),
     })
 
 
@@ -823,6 +829,21 @@ def global_config_spec():
             }, rules=[required_rule("namespace", nonempty=True), required_rule("name", nonempty=True)]),
             "headroomPercent": int32("Percent added to the observed GPU usage (PRO-3), 0-100. Default: `20`.", 20,
                                      0, 100),
+        }, default={}),
+        "consolidation": obj("GPU node consolidation settings.", {
+            "gpuMemoryReserve": obj(
+                "GPU memory the drivers keep on every GPU (CON-2a): on a node labelled `nvidia.com/gpu.memory` (M "
+                "MiB), a GPU is filled only up to floor((M - r) / M x 100) / 100 of a GPU, with r = max(M x "
+                "percent / 100, minimum). Setting both to 0 disables the reserve. Used by consolidation and by the "
+                "upsize check of actuation (ACT-2a).", {
+                    "percent": int32("Reserve in percent of the GPU's memory, 0-50. Default: `3`.", 3, 0, 50),
+                    "minimum": dict(quantity("Smallest reserve per GPU. Must be >= 0. Default: `256Mi`."),
+                                    default="256Mi"),
+                }, default={}, rules=node_rules([
+                    ("has(self.minimum) && !" + is_qty("self.minimum"), ".minimum", "must be a valid quantity"),
+                    ("has(self.minimum) && " + is_qty("self.minimum") + " && " + qty_sign("self.minimum") + " < 0",
+                     ".minimum", "must be >= 0"),
+                ])),
         }, default={}),
     }
     props.update(compat)

@@ -233,6 +233,10 @@ void consolidation(Catalogue& c) {
        {"drainingNode", "drainStartTime", "lastDrainedNode", "lastDrainTime", "lastEvaluationTime"}) {
     c.string(std::string("status.") + f);
   }
+  c.array("status.gpuModels");
+  c.object("status.gpuModels[]");
+  c.string("status.gpuModels[].product");
+  c.integer("status.gpuModels[].nodes");
 }
 
 void global_config(Catalogue& c) {
@@ -268,6 +272,10 @@ void global_config(Catalogue& c) {
   c.string("spec.proactive.recommendationsConfigMap.namespace");
   c.string("spec.proactive.recommendationsConfigMap.name");
   c.integer("spec.proactive.headroomPercent", 20);
+  c.object("spec.consolidation", true);
+  c.object("spec.consolidation.gpuMemoryReserve", true);
+  c.integer("spec.consolidation.gpuMemoryReserve.percent", 3);
+  c.add("spec.consolidation.gpuMemoryReserve.minimum", "int-or-string", "\"256Mi\"");
   for (const char* f : {"rescanInterval", "mutationLogInterval", "snapshotInterval", "heartbeatInterval",
                         "proposalSyncInterval", "kubexAPIRequestTimeout"}) {
     c.string(std::string("spec.") + f);
@@ -334,6 +342,7 @@ const std::map<std::string_view, std::size_t>& bounds_table() {
     {"spec.gpuReactiveCheckInterval", 64},
     {"spec.kai.memoryIsolation", 256},
     {"spec.kai.queue", 256},
+    {"spec.consolidation.gpuMemoryReserve.minimum", 64},
     {"spec.kai.schedulerName", 256},
     {"spec.metrics.compute.prometheus.containerLabel", 256},
     {"spec.metrics.compute.prometheus.interpretation", 256},

@@ -15,6 +15,11 @@ inline constexpr const char* kParentKaiQueue = "kubex-parent-queue";
 inline constexpr const char* kDefaultKaiScheduler = "kai-scheduler";
 inline constexpr const char* kDefaultReservationNamespace = "kai-resource-reservation";
 
+// KAI 0.18 compute modes (CON-5b): `time-slicing` (absent) or `sm-sharing`.
+inline constexpr const char* kGpuComputeSharingMode = "kai.scheduler/gpu-compute-sharing-mode";
+inline constexpr const char* kContainerComputeModePrefix = "nvidia.com/container.";
+inline constexpr const char* kContainerComputeModeSuffix = ".gpu-compute.mode";
+
 // Resources.
 inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 

@@ -234,6 +234,9 @@ struct GlobalConfigSpec {
   bool has_recommendations_config_map = false;
   std::string recommendations_config_map_namespace, recommendations_config_map_name;
   std::int32_t proactive_headroom_percent = 20;
+  // spec.consolidation.gpuMemoryReserve (CON-2a).
+  std::int32_t gpu_memory_reserve_percent = 3;
+  std::int64_t gpu_memory_reserve_minimum_bytes = 256LL * 1024 * 1024;
 };
 
 struct GlobalConfig {

@@ -105,6 +105,11 @@ Parsed<GlobalConfig> parse_global_config(const nlohmann::json& obj) {
           s.recommendations_config_map_name = read_string(*cm, "name");
         }
         s.proactive_headroom_percent = read_int32(pro, "headroomPercent", s.proactive_headroom_percent);
+        const json& reserve = child_object(child_object(spec, "consolidation"), "gpuMemoryReserve");
+        s.gpu_memory_reserve_percent = read_int32(reserve, "percent", s.gpu_memory_reserve_percent);
+        if (auto q = read_quantity(reserve, "minimum"); q && q->milli_value() >= 0) {
+          s.gpu_memory_reserve_minimum_bytes = q->milli_value() / 1000;
+        }
       });
 }
 

@@ -78,6 +78,15 @@ void validate_global_config_spec(Checker& c, const json& spec) {
     }
     c.integer(*pro, "headroomPercent", "spec.proactive.headroomPercent", 0, 100);
   }
+  if (const json* con = c.object(spec, "consolidation", "spec.consolidation")) {  // CON-2a
+    const std::string rp = "spec.consolidation.gpuMemoryReserve";
+    if (const json* reserve = c.object(*con, "gpuMemoryReserve", rp)) {
+      c.integer(*reserve, "percent", rp + ".percent", 0, 50);
+      if (auto q = c.quantity(*reserve, "minimum", rp + ".minimum"); q && q->sign() < 0) {
+        c.error(rp + ".minimum", "must be >= 0");
+      }
+    }
+  }
   // Accepted for compatibility, no effect (VAL-2): these have no default, so any value warns.
   for (const char* f : {"rescanInterval", "mutationLogInterval", "snapshotInterval", "heartbeatInterval",
                         "proposalSyncInterval", "kubexAPIRequestTimeout"}) {

@@ -17,7 +17,8 @@ bool kept_pod_annotation(std::string_view k) {
   return k == "gpu-fraction" || k == "gpu-fraction-container-name" || k == "gpu-memory" ||
          k == "gpu-fraction-num-devices" || k == "karpenter.sh/do-not-disrupt" ||
          k.find("rightsizing.kubex.ai/") != std::string_view::npos ||
-         k.find("kubex.ai/") != std::string_view::npos;
+         k.find("kubex.ai/") != std::string_view::npos || k == "kai.scheduler/gpu-compute-sharing-mode" ||
+         (k.starts_with("nvidia.com/container.") && k.ends_with(".gpu-compute.mode"));  // CON-5b
 }
 
 bool kept_workload_annotation(std::string_view k) {

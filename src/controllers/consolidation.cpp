@@ -2,6 +2,7 @@
 
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
+#include <prometheus/gauge.h>
 
 #include <algorithm>
 #include <exception>
@@ -15,6 +16,7 @@
 #include "api/keys.h"
 #include "common/duration.h"
 #include "common/time_format.h"
+#include "decide/packing/drain.h"
 #include "decide/packing/plan.h"
 #include "kube/runtime/event_recorder.h"
 #include "kube/runtime/metrics.h"
@@ -35,7 +37,6 @@ constexpr const char* kDrained = "Drained";
 constexpr const char* kDrainBlocked = "DrainBlocked";
 constexpr const char* kWouldDrain = "WouldDrain";
 constexpr const char* kNoMatchingNodeSelector = "NoMatchingNodeSelector";
-constexpr const char* kTerminating = "terminating";  // movability.h's reason for a pod being deleted
 
 kube::ControllerOptions controller_options(const ConsolidationOptions& o) {
   kube::ControllerOptions c;
@@ -59,28 +60,10 @@ kube::ObjectReference node_ref(const std::string& node) {
   return {"v1", "Node", "", node, "", "", ""};
 }
 
-// The counted GPU pods of `node` (CON-8).
-std::vector<const pk::PoolPod*> gpu_pods_on(const pk::Pool& pool, const std::string& node) {
-  std::vector<const pk::PoolPod*> out;
-  for (const auto& p : pool.pods) {
-    if (p.node == node && p.has_gpu()) out.push_back(&p);
-  }
-  return out;
-}
-
-std::string pod_list(const std::vector<const pk::PoolPod*>& pods, std::size_t max = 5) {
-  std::string out;
-  for (std::size_t i = 0; i < pods.size() && i < max; ++i) out += (i ? ", " : "") + pods[i]->key();
-  if (pods.size() > max) out += ", …";
-  return out;
-}
-
-std::string placements_text(const pk::Candidate& c) {
-  std::string out;
-  for (std::size_t i = 0; i < c.placements.size(); ++i) {
-    const pk::Placement& p = c.placements[i];
-    out += (i ? ", " : "") + p.ns + "/" + p.name + " (" + decide::format_gpu(p.size) + ") -> " + p.to;
-  }
+// CON-5a: status.gpuModels, `{product, nodes}` by product ("" for nodes without the label).
+json gpu_models(const pk::Plan& plan) {
+  json out = json::array();
+  for (const pk::GpuModelCount& m : plan.gpu_models) out.push_back({{"product", m.product}, {"nodes", m.nodes}});
   return out;
 }
 
@@ -90,6 +73,7 @@ json pool_fields(const pk::Plan& plan, common::TimePoint now) {
           {"gpuCapacity", plan.gpu_capacity},
           {"gpuAllocated", pk::format_allocated(plan.gpu_allocated)},
           {"estimatedReclaimableGPUs", plan.estimated_reclaimable_gpus},
+          {"gpuModels", gpu_models(plan)},
           {"lastEvaluationTime", common::format_rfc3339(now)}};
 }
 
@@ -105,6 +89,10 @@ ConsolidationController::ConsolidationController(ConsolidationDeps deps, Consoli
                     ->counter_family("kubex_consolidation_nodes_drained_total",
                                      "GPU nodes drained to completion by GpuConsolidationPolicies (CON-8).")
                     .Add({});
+    candidates_ = &options_.metrics->gauge_family(
+        "kubex_consolidation_candidates",
+        "Pool nodes of a GpuConsolidationPolicy at its last reconcile, by result (feasible, infeasible, unmovable, "
+        "above_threshold) and first blocker (CON-12).");
   }
 }
 
@@ -261,14 +249,18 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
 
   act::StatusChange change;
   change.generation = policy.meta.generation;
-  const pk::Pool pool = deps_.inventory->pool(policy.spec.node_selector, reservation_namespace());
+  const std::string reservation_ns = reservation_namespace();
+  pk::DrainInput in;
+  in.pool = deps_.inventory->pool(policy.spec.node_selector, reservation_ns);
+  in.options.threshold_percent = policy.spec.utilization_threshold_percent;
+  in.options.policy = name;
+  in.options.reserve = memory_reserve();
+  in.dry_run = options_.dry_run;
+  in.drain_timeout = options_.drain_timeout;
+  in.now = now;
   std::set<std::string> pool_names;
-  for (const pk::PoolNode& n : pool.nodes) pool_names.insert(n.name);
+  for (const pk::PoolNode& n : in.pool.nodes) pool_names.insert(n.name);
 
-  std::optional<Drain> drain;
-  // Another policy's drain in progress over a pool that shares a node with this one (CON-9): its pods are moving
-  // onto nodes this plan would count on, so this policy waits. Policies over disjoint pools drain side by side.
-  std::string other_draining;
   {
     std::lock_guard lk(mu_);
     if (!seen_.count(name)) {  // after a restart or a change of leader: the drain the status records
@@ -280,167 +272,269 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
     }
     if (auto it = drains_.find(name); it != drains_.end()) {
       it->second.pool = pool_names;
-      drain = it->second;
+      in.drain = pk::DrainUnderWay{it->second.node, it->second.start};
     }
+    // Another policy's drain in progress over a pool that shares a node with this one (CON-9): its pods are moving
+    // onto nodes this plan would count on, so this policy waits. Policies over disjoint pools drain side by side.
     for (const auto& [p, d] : drains_) {
       if (p == name) continue;
       const bool overlaps = d.pool.empty() || std::any_of(d.pool.begin(), d.pool.end(), [&](const std::string& n) {
                               return pool_names.count(n) > 0;
                             });
-      if (overlaps) other_draining = p + " (node " + d.node + ")";
+      if (overlaps) in.other_draining = p + " (node " + d.node + ")";
     }
   }
 
   // CON-1: an empty pool.
-  if (pool.nodes.empty()) {
-    if (drain && !remove_taints(name, drain->node)) return std::unexpected("cannot remove the taint of " + name);
-    {
-      std::lock_guard lk(mu_);
-      drains_.erase(name);
-    }
-    change.set.push_back({kAvailable, "False", kNoMatchingNodeSelector,
-                          "no node matches spec.nodeSelector"});
+  if (in.pool.nodes.empty()) {
+    if (in.drain && !remove_taints(name, in.drain->node)) return std::unexpected("cannot remove the taint of " + name);
+    forget_drain(name);
+    set_candidates_gauge(name, {});
+    change.set.push_back({kAvailable, "False", kNoMatchingNodeSelector, "no node matches spec.nodeSelector"});
     change.fields = {{"poolNodes", 0},          {"gpuCapacity", 0},
                      {"gpuAllocated", "0.00"},  {"estimatedReclaimableGPUs", 0},
                      {"drainingNode", nullptr}, {"drainStartTime", nullptr},
+                     {"gpuModels", json::array()},
                      {"lastEvaluationTime", common::format_rfc3339(now)}};
     auto w = deps_.status->write(policy_path(name), change, now);
     if (!w && !w.error().not_found()) return std::unexpected(w.error().str());
     return kube::ReconcileResult{false, requeue};
   }
 
-  pk::Options po;
-  po.threshold_percent = policy.spec.utilization_threshold_percent;
-  po.policy = name;
-  po.stop_at_first_feasible = true;
-  const pk::Plan plan = pk::plan(pool, po);
-  if (!plan.error.empty()) return std::unexpected("consolidation plan of " + name + ": " + plan.error);
-  change.fields = pool_fields(plan, now);
+  pk::DrainDecision step = pk::next_drain_step(in);
+  if (!step.plan.error.empty()) return std::unexpected("consolidation plan of " + name + ": " + step.plan.error);
+  set_candidates_gauge(name, step.plan);  // CON-12
+  change.fields = pool_fields(step.plan, now);
   common::Duration next = requeue;
-  std::vector<std::pair<kube::EventType, std::pair<std::string, std::string>>> events;  // (type, (reason, msg))
+  std::vector<PolicyEvent> events;
   std::string event_node;
+  auto event = [&](const std::string& reason, const std::string& msg, bool warning) {
+    events.push_back({warning, reason, msg});
+    event_node = step.node;
+  };
+  auto end_drain = [&]() -> bool {  // the taint goes and the drain is forgotten
+    if (!remove_taints(name, step.node)) return false;
+    forget_drain(name);
+    change.fields["drainingNode"] = nullptr;
+    change.fields["drainStartTime"] = nullptr;
+    return true;
+  };
 
-  if (drain) {
-    std::vector<const pk::PoolPod*> left = gpu_pods_on(pool, drain->node);
-    if (left.empty()) {  // CON-8: drained
-      if (!remove_taints(name, drain->node)) return std::unexpected("cannot remove the taint of " + drain->node);
-      {
-        std::lock_guard lk(mu_);
-        drains_.erase(name);
-      }
+  switch (step.action) {
+    case pk::DrainAction::kComplete:  // CON-8
+      if (!end_drain()) return std::unexpected("cannot remove the taint of " + step.node);
       if (drained_) drained_->Increment();
-      const std::string msg = "node " + drain->node + " drained: its GPU pods moved to other pool nodes";
-      change.set.push_back({kAvailable, "True", kDrained, msg});
-      change.fields["drainingNode"] = nullptr;
-      change.fields["drainStartTime"] = nullptr;
-      change.fields["lastDrainedNode"] = drain->node;
+      change.set.push_back({kAvailable, "True", step.reason, step.message});
+      change.fields["lastDrainedNode"] = step.node;
       change.fields["lastDrainTime"] = common::format_rfc3339(now);
-      events.push_back({kube::EventType::kNormal, {"DrainCompleted", msg}});
-      event_node = drain->node;
-      log_.info("drain completed", {{"policy", name}, {"node", drain->node}});
-    } else if (now - drain->start >= options_.drain_timeout) {  // CON-8: blocked
-      if (!remove_taints(name, drain->node)) return std::unexpected("cannot remove the taint of " + drain->node);
-      {
-        std::lock_guard lk(mu_);
-        drains_.erase(name);
+      event("DrainCompleted", step.message, false);
+      log_.info("drain completed", {{"policy", name}, {"node", step.node}});
+      break;
+    case pk::DrainAction::kBlock:  // CON-8
+    case pk::DrainAction::kAbort:  // CON-7a
+      if (!end_drain()) return std::unexpected("cannot remove the taint of " + step.node);
+      change.set.push_back({kAvailable, "True", step.reason, step.message});
+      event(step.reason, step.message, true);
+      log_.warn(step.action == pk::DrainAction::kBlock ? "drain blocked" : "drain aborted",
+                {{"policy", name}, {"node", step.node}, {"message", step.message}});
+      break;
+    case pk::DrainAction::kEvict:  // CON-7 (3): evictions refused with 429 (or failed) are retried here
+    case pk::DrainAction::kWait: {
+      std::string msg = step.message;
+      if (step.action == pk::DrainAction::kEvict) {
+        const EvictionRun run = evict_drain_pods(name, step.node, policy.spec.node_selector, in.options, step.evict);
+        if (!run.aborted.empty()) {  // CON-7a before an eviction
+          step.node = in.drain->node;
+          if (!end_drain()) return std::unexpected("cannot remove the taint of " + step.node);
+          msg = "drain of node " + step.node + " aborted: " + run.aborted + "; its taint was removed";
+          change.set.push_back({kAvailable, "True", "DrainAborted", msg});
+          event("DrainAborted", msg, true);
+          log_.warn("drain aborted", {{"policy", name}, {"node", step.node}, {"message", msg}});
+          break;
+        }
+        if (run.blocked) {
+          msg += "; " + std::to_string(run.blocked) + " eviction(s) refused by a PodDisruptionBudget, retried";
+        }
       }
-      const std::string msg = "node " + drain->node + " still runs " + std::to_string(left.size()) +
-                              " GPU pod(s) " + common::format_go_duration(options_.drain_timeout) +
-                              " after the drain started (" + pod_list(left) + "); its taint was removed";
-      change.set.push_back({kAvailable, "True", kDrainBlocked, msg});
-      change.fields["drainingNode"] = nullptr;
-      change.fields["drainStartTime"] = nullptr;
-      events.push_back({kube::EventType::kWarning, {"DrainBlocked", msg}});
-      event_node = drain->node;
-      log_.warn("drain blocked", {{"policy", name}, {"node", drain->node}, {"pods", pod_list(left, 50)}});
-    } else {  // CON-7 (3): evictions refused with 429 (or failed) are retried here
-      int evicted = 0, blocked = 0;
-      for (const pk::PoolPod* p : left) {
-        if (p->unmovable == kTerminating) continue;
-        act::EvictionResult r = deps_.evictor->evict({p->ns, p->name, ""}, act::EvictionReason::kConsolidation);
-        if (r.succeeded()) ++evicted;
-        if (r.outcome == act::EvictionResult::Outcome::kPdbBlocked) ++blocked;
-      }
-      std::string msg = "draining node " + drain->node + ": " + std::to_string(left.size()) +
-                        " GPU pod(s) left (" + pod_list(left) + ")";
-      if (blocked) msg += "; " + std::to_string(blocked) + " eviction(s) refused by a PodDisruptionBudget, retried";
       change.set.push_back({kAvailable, "True", kDraining, msg});
-      change.fields["drainingNode"] = drain->node;
-      change.fields["drainStartTime"] = common::format_rfc3339(drain->start);
+      change.fields["drainingNode"] = in.drain->node;
+      change.fields["drainStartTime"] = common::format_rfc3339(in.drain->start);
       next = std::min(requeue, options_.drain_poll);
-      (void)evicted;
+      break;
     }
-  } else if (const pk::Candidate* c = plan.first_feasible(); c && other_draining.empty()) {
-    const std::string util = pk::format_percent(c->utilization_centi_percent);
-    if (options_.dry_run) {  // CON-11
-      const std::string msg = "dry run: would drain node " + c->node + " (" + util + "): " + placements_text(*c);
-      change.set.push_back({kAvailable, "True", kWouldDrain, msg});
+    case pk::DrainAction::kWouldDrain:  // CON-11
+      change.set.push_back({kAvailable, "True", kWouldDrain, step.message});
       change.fields["drainingNode"] = nullptr;
       change.fields["drainStartTime"] = nullptr;
-      events.push_back({kube::EventType::kNormal, {"WouldDrain", msg}});
-      event_node = c->node;
-    } else {
-      act::TaintResult t = deps_.tainter->add(c->node, name);  // CON-7 (1)
-      if (t.outcome == act::TaintResult::Outcome::kHeld || t.outcome == act::TaintResult::Outcome::kConflict ||
-          t.outcome == act::TaintResult::Outcome::kNotFound) {
-        // The cache was behind the node: plan again soon from fresher data.
-        log_.info("node not tainted; planning again", {{"policy", name}, {"node", c->node},
-                                                       {"result", act::outcome_name(t.outcome)},
-                                                       {"holder", t.holder}});
-        auto w = deps_.status->write(policy_path(name), change, now);
-        if (!w && !w.error().not_found()) return std::unexpected(w.error().str());
-        return kube::ReconcileResult{false, std::min(requeue, options_.drain_poll)};
+      event("WouldDrain", step.message, false);
+      break;
+    case pk::DrainAction::kTaint:
+      return start_drain(*obj, policy, in, step, change, pool_names, requeue);
+    case pk::DrainAction::kReport:
+      if (!step.reason.empty()) {  // CON-10
+        change.set.push_back({kAvailable, "True", step.reason, step.message});
+        if (log_.enabled(common::LogLevel::kInfo)) {  // why each node is not drained, for humans and tests
+          json why = json::object();
+          for (const pk::Candidate& c : step.plan.candidates) why[c.node] = c.reason;
+          log_.info("no consolidation candidate", {{"policy", name}, {"message", step.message}, {"nodes", why}});
+        }
+      } else {  // CON-9: another policy drains in an overlapping pool; this one waits and keeps its condition
+        log_.debug("waiting for another policy's drain", {{"policy", name}, {"other", in.other_draining}});
       }
-      if (!t.ok()) return std::unexpected("cannot taint node " + c->node + ": " + t.message);
-      {
-        std::lock_guard lk(mu_);
-        drains_[name] = {c->node, now, pool_names};
-      }
-      // CON-7 (2): drainingNode and drainStartTime before any eviction.
-      const std::string msg = "draining node " + c->node + " (" + util + "): " + placements_text(*c);
-      change.set.push_back({kAvailable, "True", kDraining, msg});
-      change.fields["drainingNode"] = c->node;
-      change.fields["drainStartTime"] = common::format_rfc3339(now);
-      auto w = deps_.status->write(policy_path(name), change, now);
-      if (!w && !w.error().not_found()) log_.warn("status write failed", {{"policy", name}, {"error", w.error().str()}});
-      // CON-7 (3): evict its GPU pods.
-      for (const pk::PoolPod* p : gpu_pods_on(pool, c->node)) {
-        if (p->unmovable == kTerminating) continue;
-        deps_.evictor->evict({p->ns, p->name, ""}, act::EvictionReason::kConsolidation);
-      }
-      log_.info("drain started", {{"policy", name}, {"node", c->node}, {"utilization", util},
-                                  {"placements", placements_text(*c)}});
-      if (deps_.events) {  // CON-7 (4)
-        deps_.events->event(policy_ref(*obj), kube::EventType::kNormal, "DrainStarted", msg);
-        deps_.events->event(node_ref(c->node), kube::EventType::kNormal, "DrainStarted",
-                            "drained by GpuConsolidationPolicy " + name + ": " + placements_text(*c));
-      }
-      return kube::ReconcileResult{false, std::min(requeue, options_.drain_poll)};
-    }
-  } else if (!plan.first_feasible()) {  // CON-10
-    change.set.push_back({kAvailable, "True", kNoCandidate, plan.message});
-    if (log_.enabled(common::LogLevel::kInfo)) {  // why each node is not drained, for humans and tests
-      json why = json::object();
-      for (const pk::Candidate& c : plan.candidates) why[c.node] = c.reason;
-      log_.info("no consolidation candidate", {{"policy", name}, {"message", plan.message}, {"nodes", why}});
-    }
-    change.fields["drainingNode"] = nullptr;
-    change.fields["drainStartTime"] = nullptr;
-  } else {  // CON-9: another policy drains in an overlapping pool; this one waits and keeps its condition
-    change.fields["drainingNode"] = nullptr;
-    change.fields["drainStartTime"] = nullptr;
-    log_.debug("waiting for another policy's drain", {{"policy", name}, {"other", other_draining}});
+      change.fields["drainingNode"] = nullptr;
+      change.fields["drainStartTime"] = nullptr;
+      break;
   }
 
   auto w = deps_.status->write(policy_path(name), change, now);
   if (!w && !w.error().not_found()) return std::unexpected(w.error().str());
-  if (deps_.events) {
-    for (const auto& [type, rm] : events) {
-      deps_.events->event(policy_ref(*obj), type, rm.first, rm.second);
-      if (!event_node.empty()) deps_.events->event(node_ref(event_node), type, rm.first, rm.second);
+  emit(*obj, events, event_node);
+  return kube::ReconcileResult{false, next};
+}
+
+// CON-7 (1)…(4), with CON-7a's look again right before the taint and before each eviction.
+kube::ReconcileOutcome ConsolidationController::start_drain(const api::ConsolidationObject& obj,
+                                                            const api::ConsolidationPolicy& policy,
+                                                            const pk::DrainInput& in, const pk::DrainDecision& step,
+                                                            act::StatusChange& change,
+                                                            const std::set<std::string>& pool_names,
+                                                            common::Duration requeue) {
+  const std::string& name = in.options.policy;
+  const common::TimePoint now = in.now;
+  const common::Duration soon = std::min(requeue, options_.drain_poll);
+  std::vector<PolicyEvent> events;
+  // CON-7a: the pool again, right before the taint.
+  const pk::Candidate before = pk::recheck_drain(
+      deps_.inventory->pool(policy.spec.node_selector, reservation_namespace()), step.node, in.options);
+  if (!before.feasible) {
+    const std::string msg = "drain of node " + step.node + " aborted before its taint: " + before.reason;
+    change.set.push_back({kAvailable, "True", "DrainAborted", msg});
+    change.fields["drainingNode"] = nullptr;
+    change.fields["drainStartTime"] = nullptr;
+    log_.warn("drain aborted", {{"policy", name}, {"node", step.node}, {"message", msg}});
+    auto w = deps_.status->write(policy_path(name), change, now);
+    if (!w && !w.error().not_found()) return std::unexpected(w.error().str());
+    events.push_back({true, "DrainAborted", msg});
+    emit(obj, events, step.node);
+    return kube::ReconcileResult{false, soon};
+  }
+  act::TaintResult t = deps_.tainter->add(step.node, name);  // CON-7 (1)
+  if (t.outcome == act::TaintResult::Outcome::kHeld || t.outcome == act::TaintResult::Outcome::kConflict ||
+      t.outcome == act::TaintResult::Outcome::kNotFound) {
+    // The cache was behind the node: plan again soon from fresher data.
+    log_.info("node not tainted; planning again", {{"policy", name}, {"node", step.node},
+                                                   {"result", act::outcome_name(t.outcome)}, {"holder", t.holder}});
+    auto w = deps_.status->write(policy_path(name), change, now);
+    if (!w && !w.error().not_found()) return std::unexpected(w.error().str());
+    return kube::ReconcileResult{false, soon};
+  }
+  if (!t.ok()) return std::unexpected("cannot taint node " + step.node + ": " + t.message);
+  {
+    std::lock_guard lk(mu_);
+    drains_[name] = {step.node, now, pool_names};
+  }
+  // CON-7 (2): drainingNode and drainStartTime before any eviction.
+  change.set.push_back({kAvailable, "True", kDraining, step.message});
+  change.fields["drainingNode"] = step.node;
+  change.fields["drainStartTime"] = common::format_rfc3339(now);
+  auto w = deps_.status->write(policy_path(name), change, now);
+  if (!w && !w.error().not_found()) log_.warn("status write failed", {{"policy", name}, {"error", w.error().str()}});
+  // CON-7 (3): evict its GPU pods, looking again before each one.
+  std::vector<pk::PoolPod> pods;
+  for (const pk::Placement& pl : step.placements) {
+    for (const pk::PoolPod& p : in.pool.pods)
+      if (p.ns == pl.ns && p.name == pl.name && p.node == step.node && p.unmovable != "terminating") pods.push_back(p);
+  }
+  const EvictionRun run = evict_drain_pods(name, step.node, policy.spec.node_selector, in.options, pods);
+  if (!run.aborted.empty()) {
+    if (!remove_taints(name, step.node)) return std::unexpected("cannot remove the taint of " + step.node);
+    forget_drain(name);
+    const std::string msg = "drain of node " + step.node + " aborted: " + run.aborted + "; its taint was removed";
+    change.set.clear();
+    change.set.push_back({kAvailable, "True", "DrainAborted", msg});
+    change.fields["drainingNode"] = nullptr;
+    change.fields["drainStartTime"] = nullptr;
+    auto w2 = deps_.status->write(policy_path(name), change, now);
+    if (!w2 && !w2.error().not_found()) return std::unexpected(w2.error().str());
+    log_.warn("drain aborted", {{"policy", name}, {"node", step.node}, {"message", msg}});
+    events.push_back({true, "DrainAborted", msg});
+    emit(obj, events, step.node);
+    return kube::ReconcileResult{false, soon};
+  }
+  log_.info("drain started", {{"policy", name}, {"node", step.node}, {"message", step.message}});
+  if (deps_.events) {  // CON-7 (4)
+    deps_.events->event(policy_ref(obj), kube::EventType::kNormal, "DrainStarted", step.message);
+    deps_.events->event(node_ref(step.node), kube::EventType::kNormal, "DrainStarted",
+                        "drained by GpuConsolidationPolicy " + name + ": " + step.message);
+  }
+  return kube::ReconcileResult{false, soon};
+}
+
+// CON-7 (3) with CON-7a: before each eviction the pool is read again and the drain rechecked; the first failed
+// recheck stops the evictions (aborted = its reason).
+ConsolidationController::EvictionRun ConsolidationController::evict_drain_pods(
+    const std::string& policy, const std::string& node, const api::LabelSelector& selector,
+    const pk::Options& options, const std::vector<pk::PoolPod>& pods) {
+  EvictionRun run;
+  for (const pk::PoolPod& p : pods) {
+    const pk::Candidate again = pk::recheck_drain(deps_.inventory->pool(selector, reservation_namespace()), node, options);
+    if (!again.feasible) {
+      run.aborted = again.reason;
+      return run;
+    }
+    act::EvictionResult r = deps_.evictor->evict({p.ns, p.name, ""}, act::EvictionReason::kConsolidation);
+    if (r.outcome == act::EvictionResult::Outcome::kPdbBlocked) ++run.blocked;
+    (void)policy;
+  }
+  return run;
+}
+
+void ConsolidationController::forget_drain(const std::string& policy) {
+  std::lock_guard lk(mu_);
+  drains_.erase(policy);
+}
+
+pk::MemoryReserve ConsolidationController::memory_reserve() const {
+  if (deps_.global) {
+    if (auto g = deps_.global->global_config()) return pk::memory_reserve(g->parsed.value.spec);
+  }
+  return {};
+}
+
+void ConsolidationController::emit(const api::ConsolidationObject& obj, const std::vector<PolicyEvent>& events,
+                                   const std::string& node) {
+  if (!deps_.events) return;
+  for (const PolicyEvent& e : events) {
+    const kube::EventType type = e.warning ? kube::EventType::kWarning : kube::EventType::kNormal;
+    deps_.events->event(policy_ref(obj), type, e.reason, e.message);
+    if (!node.empty()) deps_.events->event(node_ref(node), type, e.reason, e.message);
+  }
+}
+
+// CON-12: one series per (result, blocker) of the policy; series of an earlier reconcile that no longer apply go.
+void ConsolidationController::set_candidates_gauge(const std::string& policy, const pk::Plan& plan) {
+  if (!candidates_) return;
+  std::map<std::pair<std::string, std::string>, double> counts;
+  for (const pk::Candidate& c : plan.candidates) {
+    if (!c.result.empty()) counts[{c.result, c.blocker}] += 1;
+  }
+  std::lock_guard lk(mu_);
+  auto& before = gauge_series_[policy];
+  for (auto it = before.begin(); it != before.end();) {
+    if (!counts.count(it->first)) {
+      candidates_->Remove(it->second);
+      it = before.erase(it);
+    } else {
+      ++it;
     }
   }
-  return kube::ReconcileResult{false, next};
+  for (const auto& [key, n] : counts) {
+    auto it = before.find(key);
+    if (it == before.end())
+      it = before.emplace(key, &candidates_->Add({{"policy", policy}, {"result", key.first}, {"blocker", key.second}}))
+               .first;
+    it->second->Set(n);
+  }
 }
 
 }  // namespace kubex::controllers

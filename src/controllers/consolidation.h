@@ -32,10 +32,14 @@
 #include "common/log.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/runnable.h"
+#include "decide/packing/drain.h"
 #include "observe/gpu_inventory.h"
 
 namespace prometheus {
 class Counter;
+class Gauge;
+template <typename T>
+class Family;
 }
 namespace kubex::kube {
 class EventRecorder;
@@ -46,6 +50,7 @@ class Evictor;
 class FinalizerWriter;
 class StatusWriter;
 class Tainter;
+struct StatusChange;
 }  // namespace kubex::act
 namespace kubex::observe {
 class GlobalConfigView;
@@ -115,6 +120,25 @@ class ConsolidationController final : public kube::Runnable {
     std::set<std::string> pool;
   };
   kube::ReconcileOutcome reconcile_policy(const std::string& name);
+  // An event for the policy (and the node it names): a Warning or Normal, its reason and message.
+  struct PolicyEvent {
+    bool warning = false;
+    std::string reason, message;
+  };
+  kube::ReconcileOutcome start_drain(const api::ConsolidationObject& obj, const api::ConsolidationPolicy& policy,
+                                     const decide::packing::DrainInput& in, const decide::packing::DrainDecision& step,
+                                     act::StatusChange& change, const std::set<std::string>& pool_names,
+                                     common::Duration requeue);
+  struct EvictionRun {
+    int blocked = 0;      // refused by a PodDisruptionBudget (429), retried at the next reconcile
+    std::string aborted;  // CON-7a: why the drain stopped before an eviction ("" = it did not)
+  };
+  EvictionRun evict_drain_pods(const std::string& policy, const std::string& node, const api::LabelSelector& selector,
+                               const decide::packing::Options& options, const std::vector<decide::packing::PoolPod>& pods);
+  void forget_drain(const std::string& policy);
+  decide::packing::MemoryReserve memory_reserve() const;
+  void emit(const api::ConsolidationObject& obj, const std::vector<PolicyEvent>& events, const std::string& node);
+  void set_candidates_gauge(const std::string& policy, const decide::packing::Plan& plan);
   kube::ReconcileOutcome sweep();
   kube::ReconcileOutcome cleanup_deleted(const api::ConsolidationObject& obj);
   // Removes every taint of `policy` (the drained node first); true when none is left.
@@ -126,6 +150,9 @@ class ConsolidationController final : public kube::Runnable {
   ConsolidationOptions options_;
   common::Logger log_{"controller.consolidation"};
   prometheus::Counter* drained_ = nullptr;
+  prometheus::Family<prometheus::Gauge>* candidates_ = nullptr;  // CON-12
+  // CON-12: the series set per policy, by (result, blocker).
+  std::map<std::string, std::map<std::pair<std::string, std::string>, prometheus::Gauge*>> gauge_series_;
   kube::Controller controller_;
   mutable std::mutex mu_;
   std::map<std::string, Drain> drains_;  // by policy name; at most one entry (CON-9)

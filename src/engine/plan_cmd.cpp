@@ -63,10 +63,12 @@ class Run {
     }
 
     std::string reservation_ns = api::GlobalConfigSpec{}.kai_reservation_namespace;
+    reserve_ = pk::memory_reserve(api::GlobalConfigSpec{});
     auto gc = c.get(api::object_path(api::Kind::kGlobalConfiguration, "", o_.global_config_name));
     if (gc) {
       auto parsed = api::parse_global_config(*gc);
       reservation_ns = parsed.value.spec.kai_reservation_namespace;
+      reserve_ = pk::memory_reserve(parsed.value.spec);  // CON-2a
     } else if (!gc.error().not_found()) {
       return fail("cannot read GlobalConfiguration \"" + o_.global_config_name + "\": " + api_error(gc.error()));
     }
@@ -156,12 +158,14 @@ class Run {
     pk::Options opts;
     opts.threshold_percent = p.threshold_percent;
     opts.policy = p.name;
+    opts.reserve = reserve_;
     p.plan = pk::plan(pool, opts);
     p.sequence = pk::drain_sequence(pool, opts);
     return p;
   }
 
   const PlanOptions& o_;
+  pk::MemoryReserve reserve_;  // CON-2a, from GlobalConfiguration
   std::istream& in_;
   std::ostream& out_;
   std::ostream& err_;

@@ -83,12 +83,17 @@ json policy_plan_json(const PolicyPlan& p) {
                      {"gpus", gpus},
                      {"overCapacity", n.over_capacity},
                      {"destination", n.destination},
-                     {"notDestination", n.not_destination}});
+                     {"notDestination", n.not_destination},
+                     {"gpuProduct", n.product},
+                     {"gpuCap", decide::format_gpu(n.cap)}});
   }
+  json models = json::array();
+  for (const auto& m : plan.gpu_models) models.push_back({{"product", m.product}, {"nodes", m.nodes}});
   j["pool"] = {{"nodes", plan.pool_nodes},
                {"gpuCapacity", plan.gpu_capacity},
                {"gpuAllocated", pk::format_allocated(plan.gpu_allocated)},
                {"estimatedReclaimableGPUs", plan.estimated_reclaimable_gpus},
+               {"gpuModels", models},
                {"nodeUsage", nodes}};
   json cands = json::array();
   for (const auto& c : plan.candidates)
@@ -97,6 +102,8 @@ json policy_plan_json(const PolicyPlan& p) {
                      {"candidate", c.candidate},
                      {"feasible", c.feasible},
                      {"reason", c.reason},
+                     {"result", c.result},
+                     {"blocker", c.blocker},
                      {"placements", placements_json(c.placements)}});
   j["candidates"] = cands;
   json seq = json::array();
@@ -132,21 +139,29 @@ void print_policy_plan(const PolicyPlan& p, std::ostream& out) {
   out << "  Pool: " << plan.pool_nodes << " nodes, " << plan.gpu_capacity << " GPUs, "
       << pk::format_allocated(plan.gpu_allocated) << " allocated, estimatedReclaimableGPUs "
       << plan.estimated_reclaimable_gpus << "\n";
-  std::vector<std::vector<std::string>> rows = {{"NODE", "GPUS", "ALLOCATED", "UTILIZATION", "PER GPU", "DESTINATION"}};
+  if (plan.gpu_models.size() > 1) {  // CON-5a
+    out << "  GPU models:";
+    for (std::size_t k = 0; k < plan.gpu_models.size(); ++k)
+      out << (k ? ", " : " ") << (plan.gpu_models[k].product.empty() ? "unlabelled" : plan.gpu_models[k].product)
+          << " (" << plan.gpu_models[k].nodes << " nodes)";
+    out << "; drains stay within one model\n";
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"NODE", "GPUS", "ALLOCATED", "UTILIZATION", "PER GPU", "CAP", "MODEL", "DESTINATION"}};
   for (const auto& n : plan.nodes)
     rows.push_back({n.name, std::to_string(n.gpu_capacity), pk::format_allocated(n.allocated),
-                    pk::format_percent(n.utilization_centi_percent()), gpus_text(n.gpus),
-                    n.destination ? "yes" : "no (" + n.not_destination + ")"});
+                    pk::format_percent(n.utilization_centi_percent()), gpus_text(n.gpus), decide::format_gpu(n.cap),
+                    n.product.empty() ? "-" : n.product, n.destination ? "yes" : "no (" + n.not_destination + ")"});
   print_table(out, rows, "    ");
   out << "  Candidates (lowest utilization first):\n";
-  rows = {{"#", "NODE", "UTILIZATION", "RESULT"}};
+  rows = {{"#", "NODE", "UTILIZATION", "BLOCKER", "RESULT"}};
   int i = 0;
   for (const auto& c : plan.candidates) {
     std::string result = !c.candidate ? "not a candidate: " + c.reason
                          : c.feasible ? "feasible: " + moves_text(c.placements)
                                       : c.reason;
     rows.push_back({c.candidate ? std::to_string(++i) : "-", c.node, pk::format_percent(c.utilization_centi_percent),
-                    result});
+                    c.blocker.empty() || c.blocker == "none" ? "-" : c.blocker, result});
   }
   print_table(out, rows, "    ");
   out << "  Drain sequence (each drain assumed to succeed):\n";

@@ -285,6 +285,15 @@ pk::PoolPod pool_pod(const api::PodView& p, const std::vector<const api::PdbView
   }
   facts.terminating = p.deleting;
   read_scheduling(p, out, facts);
+  // CON-5b: KAI 0.18's compute mode, from the pod-level annotation or a container's.
+  if (const api::IStr* m = p.annotation(api::keys::kGpuComputeSharingMode)) out.compute_mode = m->str();
+  for (const auto& [k, v] : p.annotations) {
+    const std::string_view key = k.view();
+    if (out.compute_mode.empty() && key.starts_with(api::keys::kContainerComputeModePrefix) &&
+        key.ends_with(api::keys::kContainerComputeModeSuffix))
+      out.compute_mode = v.str();
+  }
+  if (out.compute_mode == "time-slicing") out.compute_mode.clear();
   out.unmovable = pk::unmovable_reason(facts);
   return out;
 }

@@ -2,7 +2,7 @@
 CON-11, VAL-1): kubex-sim with the consolidation pools of test_consolidation.py and pods put on chosen nodes by its
 KAI-like scheduler; no engine runs, the command only reads.
 
-Pool `a` (4 nodes × 2 T4 GPUs): a-node-0 holds 0.75 and 0.5 (one GPU each, 62.5 %), a-node-1 holds 0.25 (12.5 %),
+Pool `a` (4 nodes × 2 T4 GPUs): a-node-0 holds 0.7 and 0.45 (one GPU each, 57.5 %), a-node-1 holds 0.25 (12.5 %),
 a-node-2 holds 0.5 (25 %), a-node-3 is empty. The plan drains a-node-1 onto a-node-0's fuller GPU (best fit, CON-6),
 then a-node-2 onto its other GPU, and stops with no node below 75 %. Pool `d` (2 nodes × 1 GPU, 16 CPUs): two 0.25
 pods whose CPU requests do not fit each other's node (CON-6a `cpu`)."""
@@ -21,8 +21,8 @@ KUBEX = str(BIN / "kubex")
 @pytest.fixture(scope="module")
 def cluster(sim_factory, tmp_path_factory):
     sim = start_consolidation_sim(sim_factory, tmp_path_factory.mktemp("plan"))
-    place(sim, "a-node-0", deployment("big", "0.75"))
-    place(sim, "a-node-0", deployment("mid", "0.5"))
+    place(sim, "a-node-0", deployment("big", "0.7"))
+    place(sim, "a-node-0", deployment("mid", "0.45"))
     place(sim, "a-node-1", deployment("small", "0.25"))
     place(sim, "a-node-2", deployment("half", "0.5"))
     place(sim, "d-node-0", deployment("light", "0.25", cpu="4"))
@@ -56,10 +56,12 @@ def test_json_pool_candidates_sequence_and_bound(cluster):  # CLI-2, CON-2…CON
     assert p["name"] == "plan-a" and p["source"] == "cluster" and p["valid"] and p["thresholdPercent"] == 75
     pool = p["pool"]
     assert (pool["nodes"], pool["gpuCapacity"], pool["gpuAllocated"], pool["estimatedReclaimableGPUs"]) == \
-        (4, 8, "2.00", 6)
+        (4, 8, "1.90", 6)
     usage = {n["name"]: n for n in pool["nodeUsage"]}
-    assert sorted(usage["a-node-0"]["gpus"]) == ["0.5", "0.75"]  # CON-3: one GPU each
-    assert usage["a-node-0"]["utilizationPercent"] == "62.5%"
+    assert sorted(usage["a-node-0"]["gpus"]) == ["0.45", "0.7"]  # CON-3: one GPU each
+    assert usage["a-node-0"]["utilizationPercent"] == "57.5%"
+    # CON-2a: the sim's T4s carry nvidia.com/gpu.memory 16384: a 3 % / 256 MiB reserve leaves a cap of 0.96
+    assert usage["a-node-0"]["gpuCap"] == "0.96" and usage["a-node-0"]["gpuProduct"] == "Tesla-T4"
     assert usage["a-node-1"]["utilizationPercent"] == "12.5%" and usage["a-node-2"]["utilizationPercent"] == "25%"
     assert usage["a-node-3"]["destination"] is False and usage["a-node-3"]["notDestination"] == "empty"  # CON-5
     assert usage["a-node-0"]["destination"] is True
@@ -67,15 +69,15 @@ def test_json_pool_candidates_sequence_and_bound(cluster):  # CLI-2, CON-2…CON
     assert [c["node"] for c in cands if c["candidate"]] == ["a-node-1", "a-node-2", "a-node-0"]  # CON-4 order
     first = cands[0]
     assert first["feasible"] and first["reason"] == ""
-    gpu_075 = usage["a-node-0"]["gpus"].index("0.75")
+    gpu_07 = usage["a-node-0"]["gpus"].index("0.7")
     assert first["placements"] == [{"pod": pod_name(cluster, "small"), "size": "0.25", "to": "a-node-0",
-                                    "gpus": [gpu_075]}]  # CON-6 best fit: the 0.75 GPU, leaving 0
+                                    "gpus": [gpu_07]}]  # CON-6 best fit: the 0.7 GPU, leaving 0.01 below its cap
     assert {c["node"]: c["reason"] for c in cands if not c["candidate"]} == {"a-node-3": "no GPU pods"}
     assert p["outcome"] == "WouldDrain" and p["message"] == "would drain a-node-1 (12.5%)"
     assert [s["node"] for s in p["drainSequence"]] == ["a-node-1", "a-node-2"]
     assert p["drainSequence"][1]["placements"][0]["to"] == "a-node-0"
     assert p["afterSequence"]["message"] == \
-        "pool: 4 nodes, 8 GPUs, 2.00 allocated; no node below 75% with movable GPU pods"
+        "pool: 4 nodes, 8 GPUs, 1.90 allocated; no node below 75% with movable GPU pods"
     assert p["reclaimable"] == {"gpuCapacity": 8, "lowerBoundGPUs": 2, "gpusFreed": 4, "gpusInUseAfter": 2,
                                 "estimatedReclaimableGPUs": 6}
 
@@ -85,16 +87,17 @@ def test_table_shows_the_same_plan(cluster):  # CLI-2: a table by default, the s
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert out.startswith("GpuConsolidationPolicy plan-a (cluster, threshold 75%)\n"), out
-    assert "Pool: 4 nodes, 8 GPUs, 2.00 allocated, estimatedReclaimableGPUs 6" in out
+    assert "Pool: 4 nodes, 8 GPUs, 1.90 allocated, estimatedReclaimableGPUs 6" in out
     lines = out.splitlines()
     node0 = next(line.split() for line in lines if line.strip().startswith("a-node-0") and "yes" in line)
-    assert node0[:4] == ["a-node-0", "2", "1.25", "62.5%"], node0
+    assert node0[:4] == ["a-node-0", "2", "1.15", "57.5%"], node0
+    assert node0[-3:-1] == ["0.96", "Tesla-T4"], node0  # CAP and MODEL (CON-2a, CON-5a)
     assert any(line.split()[:3] == ["1", "a-node-1", "12.5%"] and
                f"feasible: {pod_name(cluster, 'small')} (0.25) -> a-node-0" in line for line in lines), out
     assert any(line.split()[:2] == ["-", "a-node-3"] and "not a candidate: no GPU pods" in line for line in lines)
     assert any(line.strip().startswith("1. a-node-1 (12.5%):") for line in lines), out
     assert any(line.strip().startswith("2. a-node-2 (25%):") for line in lines), out
-    assert "then: NoCandidate: pool: 4 nodes, 8 GPUs, 2.00 allocated; no node below 75% with movable GPU pods" in out
+    assert "then: NoCandidate: pool: 4 nodes, 8 GPUs, 1.90 allocated; no node below 75% with movable GPU pods" in out
     assert "2 in use after the sequence (4 freed); lower bound ⌈Σ allocations⌉ = 2" in out
 
 

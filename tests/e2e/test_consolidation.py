@@ -320,8 +320,14 @@ def test_unmovable_pods_keep_their_nodes(env):  # CON-4, CON-10
     apply(sim, policy("con-u", {"matchLabels": {"pool": "u"}}))
     try:
         c = wait_available(sim, "con-u", "NoCandidate")
+        # CON-10: the nodes below the threshold are counted by what holds each (the issue: a do-not-disrupt pod's
+        # node was visible only in `kubex plan consolidation`).
         assert c["message"] == ("pool: 5 nodes, 10 GPUs, 2.90 allocated; "
-                                "no node below 75% with movable GPU pods"), c["message"]
+                                "no node below 75% with movable GPU pods; "
+                                "4 below 75%: 1 daemonset, 1 do-not-disrupt, 1 owner, 1 pdb"), c["message"]
+        # CON-12: the same, as a gauge.
+        assert metric(engine, "kubex_consolidation_candidates", policy="con-u", result="unmovable",
+                      blocker="do-not-disrupt") == 1
         why = engine.wait_line("no consolidation candidate", policy="con-u")["nodes"]
         assert why["u-node-0"] == f"unmovable pod {NS}/u-bare: no controller owner", why
         assert why["u-node-1"].endswith(": owned by a DaemonSet"), why
@@ -349,8 +355,10 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
     sim, holder = env
     engine = holder["engine"]
     apps = [f"a{i}" for i in range(4)]
-    for i, app in enumerate(apps):  # 0.5 on one GPU of each node: 25 % each, spread thin
-        place(sim, f"a-node-{i}", deployment(app, "0.5"))
+    # 0.45 on one GPU of each node: 22.5 % each, spread thin. Two of them share a GPU at 0.90, within the sim's T4
+    # cap of 0.96 (CON-2a: nvidia.com/gpu.memory 16384 less a 3 % / 256 MiB reserve); two 0.5 would not.
+    for i, app in enumerate(apps):
+        place(sim, f"a-node-{i}", deployment(app, "0.45"))
     sim.kubectl("uncordon", "-l", "pool=a")
     before = {app: [p["metadata"]["name"] for p in pods(sim, app)] for app in apps}
     drained_before = drained_total(engine)
@@ -360,8 +368,8 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
           policy("con-a-too", {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a*"]}]}))
     start = time.monotonic()
     try:
-        # Best fit: a-node-0's pod joins a-node-1's GPU, a-node-2's joins a-node-3's, then a-node-1's full GPU
-        # moves to a-node-3's free GPU: everything ends on a-node-3 at 1.00 per GPU, then NoCandidate.
+        # Best fit: a-node-0's pod joins a-node-1's GPU, a-node-2's joins a-node-3's, then a-node-1's two pods
+        # move to a-node-3's free GPU: everything ends on a-node-3 at 0.90 per GPU, then NoCandidate.
         def done():
             return all((c := available(sim, p)) and c["reason"] == "NoCandidate" and
                        not consolidation_taints(sim) for p in ("con-a", "con-a-too")) and \
@@ -372,7 +380,7 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
         watcher.stop()
     try:
         assert watcher.samples > 50
-        assert watcher.max_gpu <= 100, f"a GPU held {watcher.max_gpu / 100:.2f}: {watcher.worst_gpu}"
+        assert watcher.max_gpu <= 96, f"a GPU held {watcher.max_gpu / 100:.2f} (cap 0.96): {watcher.worst_gpu}"
         assert watcher.max_taints <= 1, f"two drains at once: {watcher.worst_taints}"
         assert sorted(n for n, _ in watcher.tainted) == ["a-node-0", "a-node-1", "a-node-2"], watcher.tainted
         assert watcher.tainted[0][0] == "a-node-0"  # lowest utilization, ties by name (CON-4)
@@ -384,10 +392,10 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
                 assert now != before[app], f"{app} was not moved"
         for name in ("con-a", "con-a-too"):
             st = get_policy(sim, name)["status"]
-            assert st["poolNodes"] == 4 and st["gpuCapacity"] == 8 and st["gpuAllocated"] == "2.00"
+            assert st["poolNodes"] == 4 and st["gpuCapacity"] == 8 and st["gpuAllocated"] == "1.80"
             assert st["estimatedReclaimableGPUs"] == 6
             assert "drainingNode" not in st and st.get("lastEvaluationTime")
-            assert st["conditions"][0]["message"] == ("pool: 4 nodes, 8 GPUs, 2.00 allocated; "
+            assert st["conditions"][0]["message"] == ("pool: 4 nodes, 8 GPUs, 1.80 allocated; "
                                                       "no node below 75% with movable GPU pods")
         assert len([e for e in events(sim, "DrainStarted")
                     if e["involvedObject"]["name"] in ("con-a", "con-a-too")]) == 3
@@ -402,8 +410,8 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
 
 def stuck_pool(sim, pool):
     """<pool>-node-0 holds two 0.1 pods of a ReplicaSet under a PDB (minAvailable 1) whose replacements can never be
-    scheduled, <pool>-node-1 a 0.8 pod: the drain of node 0 starts (one disruption allowed) and never ends."""
-    place(sim, f"{pool}-node-1", deployment(f"{pool}-dest", "0.8"))
+    scheduled, <pool>-node-1 a 0.7 pod: the drain of node 0 starts (one disruption allowed) and never ends."""
+    place(sim, f"{pool}-node-1", deployment(f"{pool}-dest", "0.7"))
     apply(sim, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
                 "metadata": {"name": f"{pool}-stuck", "namespace": NS},
                 "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": f"{pool}-stuck"}}}})

@@ -1,11 +1,12 @@
 #include <limits>
 
+#include "decide/packing/gpu_device.h"
 #include "decide/packing/strategy.h"
 
 namespace kubex::decide::packing {
 
 std::optional<Choice> BestFit::choose(const std::vector<DestinationView>& destinations, Hundredths size,
-                                      std::int64_t whole) const {
+                                      std::int64_t whole, std::string_view mode) const {
   std::optional<Choice> best;
   if (whole > 0) {
     // CON-6: the node with the fewest completely free GPUs that still has `whole` of them; ties by node name
@@ -24,12 +25,15 @@ std::optional<Choice> BestFit::choose(const std::vector<DestinationView>& destin
     }
     return best;
   }
-  // CON-6: the GPU with the least free capacity that still fits the fraction; ties by node name, then GPU index.
+  // CON-6: the GPU with the least free capacity (up to its cap, CON-2a) that still fits the fraction, among the
+  // GPUs whose fractions share its compute mode (CON-5b); ties by node name, then GPU index.
   Hundredths best_left = std::numeric_limits<Hundredths>::max();
   for (std::size_t d = 0; d < destinations.size(); ++d) {
     const auto& gpus = *destinations[d].gpus;
+    const std::vector<std::string>* modes = destinations[d].modes;
     for (std::size_t g = 0; g < gpus.size(); ++g) {
-      Hundredths left = kOneGpu - gpus[g] - size;
+      if (modes != nullptr && g < modes->size() && !mode_fits((*modes)[g], mode)) continue;
+      Hundredths left = destinations[d].cap - gpus[g] - size;
       if (left < 0 || left >= best_left) continue;
       best_left = left;
       best = Choice{d, {static_cast<int>(g)}};

@@ -101,9 +101,16 @@ std::string check_name(Check check, const std::string& taint_key) {
     case Check::kCpu: return "cpu";
     case Check::kMemory: return "memory";
     case Check::kGpu: return "gpu";
+    case Check::kGpuModel: return "gpu model";
+    case Check::kComputeMode: return "compute mode";
+    case Check::kReserve: return "reserve";
     case Check::kNone: break;
   }
   return "";
+}
+
+std::string blocker_name(Check check) {
+  return check == Check::kTaint ? "taint" : check == Check::kNone ? "none" : check_name(check);
 }
 
 }  // namespace kubex::decide::packing

@@ -12,7 +12,10 @@
 namespace kubex::decide::packing {
 
 // The checks in the order they are made; a destination that fails a later check is "closer" to fitting.
-enum class Check { kNodeSelector, kNodeAffinity, kTaint, kCpu, kMemory, kGpu, kNone };
+// kGpuModel (CON-5a: another GPU product than the pod's node) is decided between nodes, not by
+// first_failed_check(); kComputeMode and kReserve (CON-5b, CON-2a) refine a kGpu failure: the pod would have had
+// room but for the modes of the GPUs' fractions, or but for the driver reserve.
+enum class Check { kGpuModel, kNodeSelector, kNodeAffinity, kTaint, kCpu, kMemory, kGpu, kComputeMode, kReserve, kNone };
 
 bool node_selector_matches(const PoolPod& pod, const PoolNode& node);
 bool node_affinity_matches(const PoolPod& pod, const PoolNode& node);
@@ -26,7 +29,10 @@ const Taint* untolerated_taint(const PoolPod& pod, const PoolNode& node);
 Check first_failed_check(const PoolPod& pod, const PoolNode& node, std::int64_t cpu_used, std::int64_t memory_used,
                          std::string* taint = nullptr);
 
-// The reason suffix of a check: "node selector", "node affinity", "taint <key>", "cpu", "memory", "gpu".
+// The reason suffix of a check: "gpu model", "node selector", "node affinity", "taint <key>", "cpu", "memory",
+// "gpu", "compute mode", "reserve".
 std::string check_name(Check check, const std::string& taint_key = "");
+// The CON-12 `blocker` label of a check: check_name() without the taint key ("taint").
+std::string blocker_name(Check check);
 
 }  // namespace kubex::decide::packing

@@ -80,6 +80,8 @@ struct PoolPod {
   std::vector<Toleration> tolerations;             // spec.tolerations (CON-6a)
   // Why the pod may not be moved ("" = movable): unmovable_reason() of movability.h (CON-4, CON-6a).
   std::string unmovable;
+  // CON-5b: KAI 0.18's compute mode of a fraction, "" (time-slicing, the default) or "sm-sharing" (gpu_device.h).
+  std::string compute_mode;
 
   bool has_gpu() const { return fraction > 0 || whole_gpus > 0; }
   Hundredths gpu() const { return fraction > 0 ? fraction : from_whole(whole_gpus); }  // allocation (CON-2)

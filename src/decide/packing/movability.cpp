@@ -14,4 +14,14 @@ std::string unmovable_reason(const MovabilityFacts& f) {
   return "";
 }
 
+std::string unmovable_blocker(const std::string& reason) {
+  if (reason == "no controller owner") return "owner";
+  if (reason == "owned by a DaemonSet") return "daemonset";
+  if (reason == "gpu-fraction-num-devices") return "gpu";
+  if (reason == "do-not-disrupt") return "do-not-disrupt";
+  if (reason == "PDB allows no disruption") return "pdb";
+  if (reason == "required inter-pod affinity" || reason == "topology spread DoNotSchedule") return "topology";
+  return "none";
+}
+
 }  // namespace kubex::decide::packing

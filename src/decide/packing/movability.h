@@ -21,4 +21,8 @@ struct MovabilityFacts {
 // "PDB allows no disruption", "terminating", "required inter-pod affinity", "topology spread DoNotSchedule".
 std::string unmovable_reason(const MovabilityFacts& facts);
 
+// CON-12: the `blocker` label of an unmovable_reason(): "owner", "daemonset", "gpu" (multi-device fractions),
+// "do-not-disrupt", "pdb", "topology"; "none" for a terminating pod (it is leaving by itself).
+std::string unmovable_blocker(const std::string& reason);
+
 }  // namespace kubex::decide::packing

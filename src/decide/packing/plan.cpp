@@ -6,6 +6,8 @@
 #include <tuple>
 
 #include "decide/packing/constraints.h"
+#include "decide/packing/drain.h"
+#include "decide/packing/movability.h"
 #include "decide/packing/occupancy.h"
 #include "decide/packing/state.h"
 #include "decide/packing/strategy.h"
@@ -58,101 +60,79 @@ bool placement_order(const PoolPod* a, const PoolPod* b) {
   return std::tie(a->name, a->ns) < std::tie(b->name, b->ns);
 }
 
-// CON-6, CON-6a for one candidate: fills feasible, reason and placements.
+// CON-6, CON-6a for one candidate: fills feasible, reason, blocker and placements. Destinations are the CON-5
+// ones of the candidate's GPU product (CON-5a).
 void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& destinations,
               const PlacementStrategy& strategy, Candidate& out) {
-  std::vector<std::size_t> dests;
+  std::vector<std::size_t> others;
   for (std::size_t d : destinations)
-    if (d != cand) dests.push_back(d);
-  std::vector<std::vector<Hundredths>> gpus;
-  std::vector<std::int64_t> cpu, mem;
-  gpus.reserve(dests.size());
-  for (std::size_t d : dests) {
-    gpus.push_back(s.nodes[d].gpus);
-    cpu.push_back(s.nodes[d].cpu_used);
-    mem.push_back(s.nodes[d].memory_used);
-  }
+    if (d != cand) others.push_back(d);
+  Destinations dests = destinations_of(s, others);
+  // A pod already leaving (a drain's earlier eviction) is not placed again: its replacement is counted where it
+  // lands. Candidates of a plan never hold one (CON-4: terminating pods are unmovable).
   std::vector<const PoolPod*> moving;
   for (std::size_t i : s.nodes[cand].pods)
-    if (s.pods[i].pod->has_gpu()) moving.push_back(s.pods[i].pod);
+    if (s.pods[i].pod->has_gpu() && s.pods[i].pod->unmovable != "terminating") moving.push_back(s.pods[i].pod);
   std::sort(moving.begin(), moving.end(), placement_order);
-
-  std::vector<DestinationView> views;
-  std::vector<std::size_t> view_dest;
+  const std::string& product = s.nodes[cand].product;
   for (const PoolPod* pod : moving) {
-    views.clear();
-    view_dest.clear();
-    Check best = Check::kNodeSelector;
-    bool any = false, constraint_failed = false;
-    std::string best_taint, taint;
-    for (std::size_t k = 0; k < dests.size(); ++k) {
-      Check c = first_failed_check(*pod, *s.nodes[dests[k]].node, cpu[k], mem[k], &taint);
-      if (c == Check::kNone) {
-        views.push_back({&s.nodes[dests[k]].node->name, &gpus[k]});
-        view_dest.push_back(k);
-        c = Check::kGpu;  // what it fails on if the strategy finds no room
-      } else {
-        constraint_failed = true;
-      }
-      if (!any || c > best) {
-        best = c;
-        best_taint = taint;
-        any = true;
-      }
-    }
-    std::optional<Choice> choice = strategy.choose(views, pod->fraction, pod->fraction > 0 ? 0 : pod->whole_gpus);
-    if (!choice) {
+    PlaceResult r = place(s, dests, *pod, pod->fraction, pod->whole_gpus, &product, strategy);
+    if (!r.placed) {
       out.feasible = false;
       out.placements.clear();
-      out.reason = "pod " + pod->key() + " (" + format_gpu(pod->gpu()) + ") does not fit";
-      // CON-6a: name the constraint of the best destination; a plain GPU shortage keeps CON-6's wording.
-      if (constraint_failed) out.reason += ": " + check_name(best, best_taint);
+      out.reason = does_not_fit(*pod, pod->gpu(), r);
+      out.result = "infeasible";
+      out.blocker = blocker_name(r.failed);
       return;
     }
-    std::size_t k = view_dest[choice->destination];
-    for (int g : choice->gpus)
-      gpus[k][static_cast<std::size_t>(g)] += pod->fraction > 0 ? pod->fraction : kOneGpu;
-    cpu[k] += pod->cpu_millis;
-    mem[k] += pod->memory_bytes;
-    out.placements.push_back({pod->ns, pod->name, pod->gpu(), s.nodes[dests[k]].node->name, choice->gpus});
+    out.placements.push_back(
+        {pod->ns, pod->name, pod->gpu(), s.nodes[dests.nodes[r.destination]].node->name, std::move(r.gpus)});
   }
   out.feasible = true;
   out.reason.clear();
+  out.result = "feasible";
+  out.blocker = "none";
+}
+
+// CON-12 for a node that is not a candidate: above the threshold, or held by an unmovable pod ("" otherwise).
+void classify_other(const State& s, const NodeState& n, std::int32_t threshold, Candidate& c) {
+  if (n.node->gpu_capacity <= 0 || !n.node->consolidating_policy.empty()) return;
+  const PoolPod* unmovable = nullptr;
+  bool any_gpu = false;
+  for (std::size_t i : n.pods) {
+    const PoolPod& p = *s.pods[i].pod;
+    if (!p.has_gpu()) continue;
+    any_gpu = true;
+    if (!p.unmovable.empty() && (unmovable == nullptr || p.key() < unmovable->key())) unmovable = &p;
+  }
+  if (!any_gpu) return;
+  if (n.allocated >= static_cast<Hundredths>(threshold) * n.node->gpu_capacity) {
+    c.result = "above_threshold";
+    c.blocker = "none";
+  } else if (unmovable != nullptr) {
+    c.result = "unmovable";
+    c.blocker = unmovable_blocker(unmovable->unmovable);
+  }
+}
+
+// CON-10's count of the nodes below the threshold by blocker: "3 below 75%: 2 gpu, 1 do-not-disrupt".
+std::string blockers_text(const std::vector<Candidate>& candidates, std::int32_t threshold) {
+  std::map<std::string, int> by;
+  int below = 0;
+  for (const Candidate& c : candidates) {
+    if (c.result != "infeasible" && c.result != "unmovable" && c.result != "feasible") continue;
+    ++below;
+    ++by[c.blocker];
+  }
+  std::vector<std::pair<std::string, int>> sorted(by.begin(), by.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out = std::to_string(below) + " below " + std::to_string(threshold) + "%:";
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    out += (i ? ", " : " ") + std::to_string(sorted[i].second) + " " + sorted[i].first;
+  return out;
 }
 
 }  // namespace
-
-State build_state(const Pool& pool) {
-  State s;
-  std::vector<const PoolNode*> nodes;
-  for (const auto& n : pool.nodes) nodes.push_back(&n);
-  std::sort(nodes.begin(), nodes.end(), [](const PoolNode* a, const PoolNode* b) { return a->name < b->name; });
-  std::map<std::string_view, std::size_t> index;
-  for (const PoolNode* n : nodes) {
-    if (index.count(n->name)) continue;  // a duplicate name is ignored
-    index.emplace(n->name, s.nodes.size());
-    s.nodes.push_back(NodeState{n, {}, false, 0, 0, 0, {}});
-  }
-  for (const auto& p : pool.pods) {
-    auto it = index.find(p.node);
-    if (it == index.end()) continue;
-    NodeState& n = s.nodes[it->second];
-    n.pods.push_back(s.pods.size());
-    s.pods.push_back(PodState{&p, {}});
-    n.allocated += p.gpu();
-    n.cpu_used += p.cpu_millis;
-    n.memory_used += p.memory_bytes;
-  }
-  for (auto& n : s.nodes) {
-    std::vector<const PoolPod*> pods;
-    for (std::size_t i : n.pods) pods.push_back(s.pods[i].pod);
-    Occupancy occ = occupancy(n.node->gpu_capacity, pods);
-    n.gpus = std::move(occ.gpus);
-    n.over_capacity = occ.over_capacity;
-    for (std::size_t k = 0; k < n.pods.size(); ++k) s.pods[n.pods[k]].gpus = std::move(occ.pod_gpus[k]);
-  }
-  return s;
-}
 
 Plan plan_state(const State& s, const Options& options) {
   Plan plan;
@@ -169,8 +149,12 @@ Plan plan_state(const State& s, const Options& options) {
     plan.gpu_capacity += std::max<std::int64_t>(0, n.node->gpu_capacity);
     plan.gpu_allocated += n.allocated;
     NodeUsage u{n.node->name, n.node->gpu_capacity, n.allocated, n.gpus, n.over_capacity, false,
-                not_destination(n)};
+                not_destination(n), n.cap, n.product, n.gpu_modes};
     u.destination = u.not_destination.empty();
+    auto m = std::find_if(plan.gpu_models.begin(), plan.gpu_models.end(),
+                          [&](const GpuModelCount& g) { return g.product == n.product; });
+    if (m == plan.gpu_models.end()) plan.gpu_models.push_back({n.product, 1});
+    else ++m->nodes;
     if (u.destination) destinations.push_back(i);
     plan.nodes.push_back(std::move(u));
     why_not[i] = not_candidate(s, n, options.threshold_percent);
@@ -201,13 +185,29 @@ Plan plan_state(const State& s, const Options& options) {
     c.node = s.nodes[i].node->name;
     c.utilization_centi_percent = centi_percent(s.nodes[i].allocated, s.nodes[i].node->gpu_capacity);
     c.reason = why_not[i];
+    classify_other(s, s.nodes[i], options.threshold_percent, c);
     plan.candidates.push_back(std::move(c));
   }
+  std::sort(plan.gpu_models.begin(), plan.gpu_models.end(),
+            [](const GpuModelCount& a, const GpuModelCount& b) { return a.product < b.product; });
   if (!found) {
     std::string why = "no node below " + std::to_string(options.threshold_percent) + "% with movable GPU pods";
     if (!candidates.empty()) {
       const Candidate& best = plan.candidates.front();
       why = "best candidate " + best.node + " (" + format_percent(best.utilization_centi_percent) + "): " + best.reason;
+    }
+    // CON-10: how many nodes are below the threshold and what holds each, when the best one does not say it all.
+    std::size_t below = 0;
+    for (const Candidate& c : plan.candidates) below += c.result == "infeasible" || c.result == "unmovable";
+    if (below > 1 || (below == 1 && candidates.empty())) why += "; " + blockers_text(plan.candidates, options.threshold_percent);
+    if (plan.gpu_models.size() > 1) {  // CON-5a
+      why += "; mixed GPU models: ";
+      for (std::size_t i = 0; i < plan.gpu_models.size(); ++i) {
+        const GpuModelCount& g = plan.gpu_models[i];
+        why += (i ? ", " : "") + (g.product.empty() ? std::string("unlabelled") : g.product) + " (" +
+               std::to_string(g.nodes) + " nodes)";
+      }
+      why += "; drains stay within one model";
     }
     plan.message = "pool: " + std::to_string(plan.pool_nodes) + " nodes, " + std::to_string(plan.gpu_capacity) +
                    " GPUs, " + format_allocated(plan.gpu_allocated) + " allocated; " + why;
@@ -215,38 +215,47 @@ Plan plan_state(const State& s, const Options& options) {
   return plan;
 }
 
-void apply_drain(State& s, const Candidate& drained) {
-  auto find_node = [&](const std::string& name) -> NodeState* {
-    auto it = std::lower_bound(s.nodes.begin(), s.nodes.end(), name,
-                               [](const NodeState& n, const std::string& v) { return n.node->name < v; });
-    return it != s.nodes.end() && it->node->name == name ? &*it : nullptr;
-  };
-  NodeState* from = find_node(drained.node);
-  if (from == nullptr) return;
-  for (const Placement& pl : drained.placements) {
-    NodeState* to = find_node(pl.to);
-    if (to == nullptr) continue;
-    for (auto it = from->pods.begin(); it != from->pods.end(); ++it) {
-      PodState& ps = s.pods[*it];
-      if (ps.pod->ns != pl.ns || ps.pod->name != pl.name) continue;
-      from->allocated -= ps.pod->gpu();
-      from->cpu_used -= ps.pod->cpu_millis;
-      from->memory_used -= ps.pod->memory_bytes;
-      for (int g : pl.gpus) to->gpus[static_cast<std::size_t>(g)] += ps.pod->fraction > 0 ? ps.pod->fraction : kOneGpu;
-      to->allocated += ps.pod->gpu();
-      to->cpu_used += ps.pod->cpu_millis;
-      to->memory_used += ps.pod->memory_bytes;
-      ps.gpus = pl.gpus;
-      to->pods.push_back(*it);
-      from->pods.erase(it);
-      break;
-    }
+Candidate recheck_state(const State& s, const std::string& node, const Options& options) {
+  Candidate c;
+  c.node = node;
+  c.candidate = true;
+  const PlacementStrategy* strategy = find_strategy(options.strategy);
+  std::size_t idx = s.nodes.size();
+  std::vector<std::size_t> destinations;
+  for (std::size_t i = 0; i < s.nodes.size(); ++i) {
+    if (s.nodes[i].node->name == node) idx = i;
+    else if (not_destination(s.nodes[i]).empty()) destinations.push_back(i);
   }
-  std::fill(from->gpus.begin(), from->gpus.end(), 0);
-  from->over_capacity = false;
+  if (strategy == nullptr || idx == s.nodes.size()) {
+    c.reason = strategy == nullptr ? "unknown placement strategy \"" + options.strategy + "\"" : "node " + node + " left the pool";
+    c.result = "infeasible";
+    c.blocker = "none";
+    return c;
+  }
+  const NodeState& n = s.nodes[idx];
+  c.utilization_centi_percent = centi_percent(n.allocated, n.node->gpu_capacity);
+  const PoolPod* unmovable = nullptr;  // CON-4 again; pods already leaving are not placed again
+  for (std::size_t i : n.pods) {
+    const PoolPod& p = *s.pods[i].pod;
+    if (p.has_gpu() && !p.unmovable.empty() && p.unmovable != "terminating" &&
+        (unmovable == nullptr || p.key() < unmovable->key()))
+      unmovable = &p;
+  }
+  if (unmovable != nullptr) {
+    c.reason = "unmovable pod " + unmovable->key() + ": " + unmovable->unmovable;
+    c.result = "unmovable";
+    c.blocker = unmovable_blocker(unmovable->unmovable);
+    return c;
+  }
+  evaluate(s, idx, destinations, *strategy, c);
+  return c;
 }
 
 }  // namespace detail
+
+Candidate recheck_drain(const Pool& pool, const std::string& node, const Options& options) {
+  return detail::recheck_state(detail::build_state(pool, options.reserve), node, options);
+}
 
 std::int64_t NodeUsage::utilization_centi_percent() const {
   return gpu_capacity <= 0 ? 0 : allocated * 100 / gpu_capacity;
@@ -259,7 +268,7 @@ const Candidate* Plan::first_feasible() const {
 }
 
 Plan plan(const Pool& pool, const Options& options) {
-  return detail::plan_state(detail::build_state(pool), options);
+  return detail::plan_state(detail::build_state(pool, options.reserve), options);
 }
 
 std::string format_allocated(Hundredths h) {
@@ -281,7 +290,7 @@ std::string format_percent(std::int64_t centi) {
 
 DrainSequence drain_sequence(const Pool& pool, const Options& options, std::size_t max_steps) {
   DrainSequence out;
-  detail::State s = detail::build_state(pool);
+  detail::State s = detail::build_state(pool, options.reserve);
   Options fast = options;
   fast.stop_at_first_feasible = true;
   Hundredths allocated = 0;

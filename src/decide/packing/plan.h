@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "decide/gpu_value.h"
+#include "decide/packing/gpu_device.h"
 #include "decide/packing/model.h"
 
 namespace kubex::decide::packing {
@@ -28,6 +29,7 @@ struct Options {
   // Evaluate feasibility only up to the first feasible candidate (what CON-7 needs); later candidates are
   // listed with feasible false and reason "not evaluated".
   bool stop_at_first_feasible = false;
+  MemoryReserve reserve;  // CON-2a: GlobalConfiguration spec.consolidation.gpuMemoryReserve
 };
 
 // Per node, as CON-2/CON-3 see it.
@@ -39,6 +41,9 @@ struct NodeUsage {
   bool over_capacity = false;           // occupancy does not fit the GPUs (CON-3: never a destination)
   bool destination = false;             // CON-5 (and not over capacity)
   std::string not_destination;          // why not ("" when it is one): "empty", "not ready", …
+  Hundredths cap = kOneGpu;             // CON-2a: how far a fraction may fill one of its GPUs
+  std::string product;                  // CON-5a: nvidia.com/gpu.product ("" when unlabelled)
+  std::vector<std::string> gpu_modes;   // CON-5b: per GPU, its fractions' compute mode (gpu_device.h)
   // Utilization in hundredths of a percent, rounded down: allocated / capacity (6667 = 66.67 %); 0 when capacity 0.
   std::int64_t utilization_centi_percent() const;
 };
@@ -63,6 +68,20 @@ struct Candidate {
   // fit[: cpu|memory|node selector|node affinity|taint <key>|gpu]` (CON-6, CON-6a). Feasible: "".
   std::string reason;
   std::vector<Placement> placements;  // feasible: every GPU pod of the node, in placement order
+  // CON-12: `feasible`, `infeasible`, `unmovable` or `above_threshold`; "" for nodes that are none of them (no
+  // GPU capacity, no GPU pods, already draining).
+  std::string result;
+  // CON-12: the first reason: "none" when feasible or above the threshold; for an infeasible node the check that
+  // stopped its first unplaceable pod (`gpu`, `cpu`, `memory`, `node selector`, `node affinity`, `taint`,
+  // `gpu model`, `compute mode`, `reserve`); for an unmovable one movability.h's unmovable_blocker().
+  std::string blocker;
+};
+
+// CON-5a: the GPU products of a pool with their node counts, by product ("" = nodes without the label).
+struct GpuModelCount {
+  std::string product;
+  std::int64_t nodes = 0;
+  friend bool operator==(const GpuModelCount&, const GpuModelCount&) = default;
 };
 
 struct Plan {
@@ -74,7 +93,11 @@ struct Plan {
   // Candidates first (lowest utilization, then name; CON-4), then the other nodes by name with their reason.
   // Feasibility is evaluated for every candidate (not only up to the first feasible one).
   std::vector<Candidate> candidates;
+  std::vector<GpuModelCount> gpu_models;     // CON-5a status.gpuModels
   // `pool: <N> nodes, <C> GPUs, <A> allocated; <why>` (CON-10) when no candidate is feasible; "" otherwise.
+  // When more than one node is below the threshold, or the only ones are unmovable, `<why>` goes on with
+  // `; <k> below <T>%: <n> <blocker>, …` (most frequent first); a pool of several GPU products adds
+  // `; mixed GPU models: <product> (<n> nodes), …; drains stay within one model` (CON-5a).
   std::string message;
   std::string error;  // an unknown strategy name; nothing else is computed then
 

@@ -18,6 +18,9 @@ namespace kubex::decide::packing {
 struct DestinationView {
   const std::string* node = nullptr;
   const std::vector<Hundredths>* gpus = nullptr;  // per-GPU occupancy, including earlier placements of the plan
+  Hundredths cap = kOneGpu;                       // CON-2a: how far one of its GPUs may be filled by a fraction
+  // CON-5b: per GPU, the compute mode of its fractions (gpu_device.h: "" none yet, kMixedModes); null = any.
+  const std::vector<std::string>* modes = nullptr;
 };
 
 struct Choice {
@@ -29,20 +32,21 @@ class PlacementStrategy {
  public:
   virtual ~PlacementStrategy() = default;
   virtual std::string_view name() const = 0;
-  // `size` is a fraction (1..99 hundredths) when `whole` is 0, else `whole` GPUs are needed. Destinations are
-  // sorted by node name. nullopt: no destination has room on its GPUs.
+  // `size` is a fraction (1..99 hundredths) of compute mode `mode` when `whole` is 0, else `whole` GPUs are
+  // needed. A fraction goes only where the GPU stays within the destination's cap and its fractions share the
+  // mode (CON-2a, CON-5b). Destinations are sorted by node name. nullopt: no destination has room on its GPUs.
   virtual std::optional<Choice> choose(const std::vector<DestinationView>& destinations, Hundredths size,
-                                       std::int64_t whole) const = 0;
+                                       std::int64_t whole, std::string_view mode) const = 0;
 };
 
-// CON-6 best fit: a fraction goes to the GPU with the least free capacity that still fits it (per-GPU sum ≤ 1.00),
+// CON-6 best fit: a fraction goes to the GPU with the least free capacity that still fits it (per-GPU sum ≤ the cap),
 // ties by node name then GPU index; k whole GPUs go to the node with the fewest completely free GPUs that still
 // has k, ties by node name, on its lowest free indexes.
 class BestFit final : public PlacementStrategy {
  public:
   std::string_view name() const override { return "best-fit"; }
   std::optional<Choice> choose(const std::vector<DestinationView>& destinations, Hundredths size,
-                               std::int64_t whole) const override;
+                               std::int64_t whole, std::string_view mode) const override;
 };
 
 // The registry: "best-fit" → BestFit. nullptr for an unknown name.

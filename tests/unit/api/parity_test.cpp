@@ -282,6 +282,11 @@ const Case kCases[] = {
     {CPP, "VAL-4 lists", "spec: {scope: {workloadTypes: [Deployment, Job, Deployment]}}", false},
     {GC, "VAL-4 GlobalConfiguration", "spec: {kai: {memoryIsolation: HAMi}}", false},
     {GC, "§1.6", "spec: {kai: {memoryIsolation: HAMiCore}}", true},
+    {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {percent: 5, minimum: 1Gi}}}", true},
+    {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {percent: 0, minimum: 0}}}", true},
+    {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {percent: 60}}}", false},
+    {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {minimum: \"-1Mi\"}}}", false},
+    {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {minimum: lots}}}", false},
     // Quantities, floor <= ceiling.
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: abc}}}}", false},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: \"0\"}}}}", false},

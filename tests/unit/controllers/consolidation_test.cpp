@@ -383,3 +383,34 @@ TEST_F(ConsolidationTest, InvalidPolicyIsLeftToValidation) {  // CON-11: Invalid
 
 }  // namespace
 }  // namespace kubex::controllers
+
+namespace kubex::controllers {
+namespace {
+
+TEST_F(ConsolidationTest, ADestinationFilledDuringTheDrainAbortsItBeforeTheNextEviction) {  // CON-7a
+  evictor->script("ml", "p2", {act::test::FakeEvictor::pdb_blocked()});
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  ASSERT_EQ(tainter->taints(), (std::map<std::string, std::string>{{"n2", "t4"}}));
+  ASSERT_EQ(evictor->called_keys().size(), 1u);  // refused by a PDB: p2 is still on n2
+  // Meanwhile new pods fill the room p2 was to take (n1 at 1.00, n3 at 1.00).
+  pool.pods.push_back(pod("new1", "n1", 25));
+  pool.pods.push_back(pod("new3", "n3", 50));
+  clock.advance(std::chrono::seconds(5));
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  EXPECT_EQ(evictor->called_keys().size(), 1u) << "no eviction once the drain no longer fits";
+  EXPECT_TRUE(tainter->taints().empty());
+  EXPECT_EQ(available()["reason"], "DrainAborted");
+  EXPECT_EQ(available()["message"], "drain of node n2 aborted: pod ml/p2 (0.25) does not fit; its taint was removed");
+  EXPECT_FALSE(status().contains("drainingNode"));
+  EXPECT_EQ(ctrl->draining("t4"), "");
+  EXPECT_TRUE(has_event("GpuConsolidationPolicy/t4:Warning:DrainAborted"));
+}
+
+TEST_F(ConsolidationTest, StatusListsTheGpuModelsOfThePool) {  // CON-5a
+  for (auto& n : pool.nodes) n.labels["nvidia.com/gpu.product"] = n.name == "n3" ? "L4" : "T4";
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  EXPECT_EQ(status()["gpuModels"], json::parse(R"([{"product":"L4","nodes":1},{"product":"T4","nodes":2}])"));
+}
+
+}  // namespace
+}  // namespace kubex::controllers

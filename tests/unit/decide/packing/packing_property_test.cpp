@@ -1,5 +1,7 @@
-// Properties of plan() and drain_sequence() over seeded random pools (deterministic): a plan never puts more
-// than 1.00 on a GPU (CON-3, CON-6), never uses an empty, tainted, NotReady or unschedulable node (CON-5), never
+// Properties of plan() and drain_sequence() over seeded random pools (deterministic): a plan never fills a GPU
+// past its cap (1.00, or the CON-2a cap of a node labelled with its GPU memory), never moves a pod to a node of
+// another GPU product (CON-5a), never puts a fraction on a GPU holding fractions of another compute mode (CON-5b),
+// never uses an empty, tainted, NotReady or unschedulable node (CON-5), never
 // places a pod where its node selector, required node affinity, tolerations, CPU or memory would stop the real
 // scheduler (CON-6a), moves every GPU pod of a feasible candidate and only candidates (CON-4), and does not depend
 // on the order nodes and pods are listed in. The checker below is written from the Kubernetes rules, not from
@@ -8,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <random>
 #include <set>
@@ -61,6 +64,12 @@ Pool random_pool(Gen& g) {
     n.labels = {{"zone", g.pick<std::string>({"a", "b"})}, {"gpu", g.pick<std::string>({"t4", "l4"})},
                 {"cores", g.pick<std::string>({"8", "16", "32", "x"})}};
     if (g.chance(0.3)) n.labels["fast"] = "true";
+    switch (g.between(0, 3)) {  // GPU Feature Discovery labels (CON-2a, CON-5a)
+      case 0: n.labels["nvidia.com/gpu.product"] = "T4"; n.labels["nvidia.com/gpu.memory"] = "15360"; break;
+      case 1: n.labels["nvidia.com/gpu.product"] = "L4"; n.labels["nvidia.com/gpu.memory"] = "23034"; break;
+      case 2: n.labels["nvidia.com/gpu.memory"] = "4096"; break;
+      default: break;  // no label: cap 1.00, matches only unlabelled nodes
+    }
     if (g.chance(0.15)) n.taints.push_back({"dedicated", "ml", "NoSchedule"});
     if (g.chance(0.05)) n.taints.push_back({"evict", "", "NoExecute"});
     if (g.chance(0.1)) n.taints.push_back({"soft", "", "PreferNoSchedule"});
@@ -79,11 +88,14 @@ Pool random_pool(Gen& g) {
       }
       Hundredths used = 0;
       int count = g.between(0, 3);
+      const std::string mode = g.chance(0.3) ? "sm-sharing" : "";  // one compute mode per GPU (CON-5b)
       for (int k = 0; k < count; ++k) {
         Hundredths size = g.pick<Hundredths>({5, 10, 20, 25, 30, 40, 50, 70});
         if (used + size > kOneGpu) break;
         used += size;
-        pool.pods.push_back(constrained(g, frac(name(), n.name, size, n.name + "-g" + std::to_string(gpu))));
+        PoolPod p = constrained(g, frac(name(), n.name, size, n.name + "-g" + std::to_string(gpu)));
+        p.compute_mode = mode;
+        pool.pods.push_back(std::move(p));
       }
     }
     if (g.chance(0.3)) pool.pods.push_back(cpu_only(name(), n.name, g.between(0, 8) * 250, g.between(0, 8) * kGi));
@@ -141,9 +153,24 @@ std::string scheduler_objection(const PoolPod& p, const PoolNode& n, std::int64_
   return "";
 }
 
+// CON-2a from the SPEC's formula with the default reserve (3 %, 256 MiB), written apart from gpu_device.cpp.
+Hundredths cap_of(const PoolNode& n) {
+  auto it = n.labels.find("nvidia.com/gpu.memory");
+  if (it == n.labels.end()) return kOneGpu;
+  const double m = std::stod(it->second);
+  const double r = std::max(std::ceil(m * 0.03), 256.0);
+  return static_cast<Hundredths>(std::floor((m - r) * 100.0 / m + 1e-9));
+}
+
+std::string product_of(const PoolNode& n) {
+  auto it = n.labels.find("nvidia.com/gpu.product");
+  return it == n.labels.end() ? "" : it->second;
+}
+
 struct World {  // the checker's own view of the pool, changed by each drain it verifies
   std::map<std::string, const PoolNode*> nodes;
   std::map<std::string, std::vector<Hundredths>> gpus;  // from the initial plan (checked against the generator)
+  std::map<std::string, std::vector<std::string>> modes;  // likewise: per GPU, its fractions' mode ("" none yet)
   std::map<std::string, std::int64_t> cpu, mem;
   std::map<std::string, std::vector<const PoolPod*>> pods;
 };
@@ -156,7 +183,10 @@ World make_world(const Pool& pool, const Plan& first) {
     w.cpu[p.node] += p.cpu_millis;
     w.mem[p.node] += p.memory_bytes;
   }
-  for (const auto& u : first.nodes) w.gpus[u.name] = u.gpus;
+  for (const auto& u : first.nodes) {
+    w.gpus[u.name] = u.gpus;
+    w.modes[u.name] = u.gpu_modes;
+  }
   return w;
 }
 
@@ -193,6 +223,7 @@ void check_drain(World& w, const Candidate& cand, std::int32_t threshold, const 
     ASSERT_NE(pod, nullptr) << where;
     std::string objection = scheduler_objection(*pod, to, w.cpu[pl.to], w.mem[pl.to]);
     ASSERT_EQ(objection, "") << where << " CON-6a " << pod->key() << " on " << pl.to;
+    ASSERT_EQ(product_of(to), product_of(from)) << where << " CON-5a " << pod->key() << " on " << pl.to;
     auto& gpus = w.gpus[pl.to];
     if (pod->fraction > 0) {
       ASSERT_EQ(pl.gpus.size(), 1u) << where;
@@ -206,6 +237,13 @@ void check_drain(World& w, const Candidate& cand, std::int32_t threshold, const 
       }
       gpus[static_cast<std::size_t>(g)] += pod->fraction > 0 ? pod->fraction : kOneGpu;
       ASSERT_LE(gpus[static_cast<std::size_t>(g)], kOneGpu) << where << " GPU over 1.00 on " << pl.to;
+      if (pod->fraction > 0) {
+        ASSERT_LE(gpus[static_cast<std::size_t>(g)], cap_of(to)) << where << " CON-2a GPU past its cap on " << pl.to;
+        std::string& m = w.modes[pl.to][static_cast<std::size_t>(g)];
+        const std::string mine = pod->compute_mode.empty() ? "time-slicing" : pod->compute_mode;
+        ASSERT_TRUE(m.empty() || m == mine) << where << " CON-5b modes mixed on " << pl.to;
+        m = mine;
+      }
     }
     w.cpu[pl.to] += pod->cpu_millis;
     w.mem[pl.to] += pod->memory_bytes;
@@ -246,6 +284,11 @@ TEST(PackingProperty, RandomPoolsNeverOverfillStrandOrBreakConstraints) {  // CO
       ASSERT_NE(u, nullptr);
       EXPECT_EQ(std::multiset<Hundredths>(u->gpus.begin(), u->gpus.end()), t) << where << " " << n.name;
       EXPECT_FALSE(u->over_capacity) << where;
+      // Each GPU's mode is the mode its pods were generated with.
+      for (std::size_t k = 0; k < u->gpu_modes.size(); ++k) {
+        if (u->gpus[k] == 0 || u->gpus[k] == kOneGpu) continue;
+        EXPECT_TRUE(u->gpu_modes[k] == "time-slicing" || u->gpu_modes[k] == "sm-sharing") << where;
+      }
     }
 
     for (const auto& c : p.candidates) {
@@ -266,7 +309,7 @@ TEST(PackingProperty, RandomPoolsNeverOverfillStrandOrBreakConstraints) {  // CO
     for (const auto& step : d.steps) {
       ASSERT_FALSE(drained.count(step.node)) << where;
       for (const auto& pl : step.placements) ASSERT_FALSE(drained.count(pl.to)) << where << " drained node reused";
-      Candidate c{step.node, step.utilization_centi_percent, true, true, "", step.placements};
+      Candidate c{step.node, step.utilization_centi_percent, true, true, "", step.placements, "feasible", "none"};
       check_drain(w, c, opt.threshold_percent, where + " drain " + step.node);
       if (HasFatalFailure()) return;
       drained.insert(step.node);
