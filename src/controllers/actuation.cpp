@@ -37,11 +37,7 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
 
   const common::TimePoint now = this->now();
   decide::AdmissionDecision d = desired_decision(*w, *tmpl, now, options_.dry_run);  // ACT-1
-  da::Input in;
-  in.now = now;
-  if (d.result != decide::AdmissionResult::kSkipped) in.desired = d.allocation;
-  in.settings = settings_for(*w, d.summary.strategy, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run);
-  in.workload = workload_facts(*w, facts().pods(*w->view));
+  da::Input in = resize_input(facts(), *w, d, !deps_.webhook || deps_.webhook->healthy(), options_.dry_run, now);
   PlanRunner run;
   run.evictor = deps_.evictor.get();
   run.pod_annotations = deps_.pod_annotations.get();

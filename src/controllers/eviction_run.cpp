@@ -10,6 +10,7 @@
 #include "api/views.h"
 #include "decide/admission/pod_mutation.h"
 #include "decide/admission/summary.h"
+#include "decide/packing/gpu_device.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/scope.h"
 #include "kube/runtime/event_recorder.h"
@@ -132,6 +133,7 @@ da::Settings settings_for(const WorkloadContext& w, const std::string& strategy_
 da::WorkloadFacts workload_facts(const WorkloadContext& w, std::vector<da::PodFacts> pods) {
   da::WorkloadFacts f;
   f.kind = w.view->kind.str();
+  f.ns = w.ns;
   f.name = w.view->name;
   f.replicas = w.view->replicas;
   f.max_unavailable = w.view->max_unavailable;
@@ -140,6 +142,21 @@ da::WorkloadFacts workload_facts(const WorkloadContext& w, std::vector<da::PodFa
   f.namespace_annotations = w.namespace_annotations;
   f.pods = std::move(pods);
   return f;
+}
+
+da::Input resize_input(const observe::ActuationFacts& facts, const WorkloadContext& w,
+                       const decide::AdmissionDecision& decided, bool webhook_healthy, bool dry_run,
+                       common::TimePoint now) {
+  da::Input in;
+  in.now = now;
+  if (decided.result != decide::AdmissionResult::kSkipped) in.desired = decided.allocation;
+  in.settings = settings_for(w, decided.summary.strategy, webhook_healthy, dry_run);
+  in.workload = workload_facts(w, facts.pods(*w.view));
+  if (da::needs_pool(in)) {  // ACT-2a: an upsize evicts only when its replacement fits now
+    in.pool = facts.gpu_pool(w.catalog->global().kai_reservation_namespace);
+    in.reserve = decide::packing::memory_reserve(w.catalog->global());
+  }
+  return in;
 }
 
 std::string allocation_text(const da::Allocation& a) {
@@ -175,6 +192,8 @@ void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, Evict
         da::on_eviction_result(status_of(r), in.settings.retry_pdb, in.settings.resize_retry_interval);
     da::apply_outcome(plan, in, name, outcome);
     if (r.succeeded()) evicted_at = now;
+    // ACT-3: expected until the cache shows the pod terminating or gone.
+    if (r.outcome == act::EvictionResult::Outcome::kEvicted) plan.pending_evictions[p->uid] = now;
     if (outcome.retry_after) next_retry = now + *outcome.retry_after;
     if (run.events && outcome.event_evicted) {
       run.events->event(pod_ref(ns, *p), kube::EventType::kNormal, run.evicted_event,
@@ -203,6 +222,7 @@ void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, Evict
                           " (the admission webhook may have failed open); evictions back off");
   }
   memory.guard = plan.guard;
+  memory.sent_evictions = plan.pending_evictions;
   memory.pdb_blocked = plan.pdb_blocked;
   if (evicted_at) memory.last_eviction = evicted_at;
   if (next_retry) {
@@ -228,6 +248,7 @@ da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemo
   if (in.purpose == da::Purpose::kResize) in.guard = memory.guard;
   in.last_eviction = memory.last_eviction;
   in.pdb_blocked = memory.pdb_blocked;
+  in.sent_evictions = memory.sent_evictions;
   da::Plan plan = da::decide(in);
   carry_out(run, plan, in, memory, w);
   memories.put(key, std::move(memory));
@@ -269,6 +290,9 @@ void log_summary(const common::Logger& log, const std::string& phase, const Work
   s.dry_run = in.settings.dry_run;
   s.text = in.purpose == da::Purpose::kRollback ? "Rolling back to the original GPU form"
                                                 : decide::summary_text(s.changes);
+  for (const da::PodPlan& pp : plan.pods) {  // ACT-2a: what keeps the upsize waiting
+    if (pp.name == plan.pod && !pp.fit_reason.empty()) s.text = "Waiting for room: " + pp.fit_reason;
+  }
   log.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(s));
 }
 

@@ -42,9 +42,11 @@ class CatalogView;
 
 namespace kubex::controllers {
 
-// ACT-5 and ACT-7 memory of one workload between reconciles (in process; lost on restart).
+// ACT-5 and ACT-7 memory of one workload between reconciles (in process; lost on restart), and the ACT-3
+// expectations: the evictions sent whose pods the cache does not show terminating yet.
 struct EvictionMemory {
   decide::actuation::GuardState guard;
+  std::map<std::string, common::TimePoint> sent_evictions;  // pod uid → when the eviction was accepted
   std::optional<common::TimePoint> last_eviction;
   std::set<std::string> pdb_blocked;
   // ACT-5: after a refused (retried) or failed eviction, no eviction before this time.
@@ -87,6 +89,13 @@ decide::actuation::Settings settings_for(const WorkloadContext& w, const std::st
 
 // The workload half of decide::actuation::Input.
 decide::actuation::WorkloadFacts workload_facts(const WorkloadContext& w, std::vector<decide::actuation::PodFacts> pods);
+
+// The resize decision's input (ACT-1…ACT-3, ACT-2a) of a workload: the desired allocation of `decided` (none when
+// admission skipped it), the strategy's settings, the pods, and, when a candidate is an upsize, the cluster's GPU
+// pool with GlobalConfiguration's memory reserve. The actuation controller and `kubex explain` read it alike.
+decide::actuation::Input resize_input(const observe::ActuationFacts& facts, const WorkloadContext& w,
+                                      const decide::AdmissionDecision& decided, bool webhook_healthy, bool dry_run,
+                                      common::TimePoint now);
 
 // "app=0.5 (fraction) side=1 (whole)", "none" for an empty allocation.
 std::string allocation_text(const decide::actuation::Allocation& a);

@@ -289,11 +289,7 @@ void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view,
           a.webhook_healthy = c.value("status", json()) == "True";
     }
     const decide::AdmissionDecision d = controllers::desired_decision(*w, *tmpl, ctx.now, false);  // ACT-1
-    da::Input in;
-    in.now = ctx.now;
-    if (d.result != decide::AdmissionResult::kSkipped) in.desired = d.allocation;
-    in.settings = controllers::settings_for(*w, d.summary.strategy, a.webhook_healthy, false);
-    in.workload = controllers::workload_facts(*w, facts->pods(*w->view));
+    const da::Input in = controllers::resize_input(*facts, *w, d, a.webhook_healthy, false, ctx.now);
     const da::Plan plan = da::decide(in);
     a.desired = in.desired ? controllers::allocation_text(*in.desired) : "none (admission would not convert it)";
     a.result = da::result_name(plan.result);
@@ -308,7 +304,11 @@ void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view,
       for (const auto& f : in.workload.pods)
         if (f.name == pp.name) p.live = controllers::allocation_text(f.live);
       p.evict_now = std::find(plan.evict.begin(), plan.evict.end(), pp.name) != plan.evict.end();
-      for (const auto& c : pp.failed) p.blocked_by.push_back(explain_reason(c.name));
+      for (const auto& c : pp.failed) {
+        p.blocked_by.push_back(explain_reason(c.name));
+        if (c.name == da::check::kReplacementDoesNotFit && !pp.fit_reason.empty())  // ACT-2a: the best node's reason
+          p.blocked_by.back().sentence += " Best try: " + pp.fit_reason + ".";
+      }
       a.pods.push_back(std::move(p));
     }
     if (!pod.empty() && a.pods.empty())

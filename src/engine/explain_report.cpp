@@ -69,6 +69,9 @@ const std::map<std::string, std::string>& sentences() {
       {"replacement-not-mutated",
        "a pod created after the last eviction did not get the new value (the webhook may have failed open); "
        "evictions back off."},
+      {"replacement-does-not-fit",
+       "the new size is larger and no Ready, schedulable node has room for the replacement now (ACT-2a): the pod "
+       "keeps running at its current size and is checked again at the next reconcile."},
       {"eviction-failed",
        "the last eviction failed with an unexpected answer from the API server; kubex retries after "
        "resizeRetryInterval."},

@@ -6,6 +6,7 @@
 #include "decide/gpu_value.h"
 #include "kube/cache/informer.h"
 #include "observe/caches.h"
+#include "observe/gpu_inventory.h"
 #include "observe/signals.h"
 #include "observe/workloads.h"
 
@@ -87,6 +88,10 @@ class CachedActuationFacts final : public ActuationFacts {
       return key_of(top->kind.str(), ns, top->name.str());
     }
     return key_of(kind, ns, c->name.str());
+  }
+
+  decide::packing::Pool gpu_pool(const std::string& reservation_namespace) const override {
+    return cached_gpu_inventory(caches_)->pool(api::LabelSelector{}, reservation_namespace);
   }
 
  private:

@@ -33,6 +33,9 @@ class ActuationFacts {
   virtual std::map<std::string, std::string> namespace_annotations(const std::string& ns) const = 0;
   // The workload_key() of the pod's SEL-1 owner chain through the caches, "" when it has none.
   virtual std::string workload_key_of(const api::PodView& pod) const = 0;
+  // ACT-2a: every node of the cluster and the pods counted on it (observe/gpu_inventory.h with a selector that
+  // matches every node): where an upsized replacement could land.
+  virtual decide::packing::Pool gpu_pool(const std::string& reservation_namespace) const = 0;
 };
 std::unique_ptr<ActuationFacts> cached_actuation_facts(const Caches& caches);
 

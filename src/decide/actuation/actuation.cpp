@@ -7,6 +7,7 @@
 #include "api/keys.h"
 #include "decide/actuation/steps.h"
 #include "decide/admission/constraints.h"
+#include "decide/packing/replacement.h"
 
 namespace kubex::decide::actuation {
 
@@ -123,7 +124,14 @@ std::string guard_key(const Input& in) {
 
 Plan decide(const Input& in) {
   Plan plan;
-  const WorkloadFacts& w = in.workload;
+  // ACT-3 expectations: a pod whose eviction was sent but that the cache does not show terminating yet is in flight.
+  plan.pending_evictions = pending_evictions(in.sent_evictions, in.workload.pods, in.now);
+  WorkloadFacts judged;
+  if (!plan.pending_evictions.empty()) {
+    judged = in.workload;
+    judged.pods = with_pending_evictions(std::move(judged.pods), plan.pending_evictions);
+  }
+  const WorkloadFacts& w = plan.pending_evictions.empty() ? in.workload : judged;
   const Settings& s = in.settings;
   const bool rollback = in.purpose == Purpose::kRollback;
   const bool writes = s.automation_enabled && !s.protected_namespace && !s.dry_run;  // OBS-3, ACT-8
@@ -158,6 +166,8 @@ Plan decide(const Input& in) {
   common::Duration requeue = kMaxRequeue;
   if (guard.backing_off) requeue = std::min(requeue, *guard.state.until - in.now);
   int chosen = 0;
+  // ACT-2a: the snapshot the upsizes are fitted into; a replacement chosen here takes its room in it.
+  std::optional<packing::Pool> pool = rollback ? std::nullopt : in.pool;
   for (std::size_t i : order(w.pods)) {
     const PodFacts& p = w.pods[i];
     if (!p.controller_owned || p.finished()) continue;
@@ -189,6 +199,24 @@ Plan decide(const Input& in) {
       if (pp.failed.empty() && !within_budget(plan.in_flight + chosen, plan.budget)) {
         pp.failed.push_back({check::kMaxUnavailableExceeded, ""});  // ACT-3
       }
+      if (pp.failed.empty() && pool && upsize(*desired, p.live)) {  // ACT-2a
+        const ReplacementSize size = replacement_size(*desired);
+        const packing::ReplacementFit fit =
+            packing::replacement_fit(*pool, w.ns, p.name, size.fraction, size.whole, in.reserve);
+        if (fit.fits) {
+          pp.fit_node = fit.node;
+          for (packing::PoolPod& pod : pool->pods) {  // the replacement holds its room for the next pod
+            if (pod.ns != w.ns || pod.name != p.name) continue;
+            pod.node = fit.node;
+            pod.fraction = size.fraction;
+            pod.whole_gpus = size.fraction > 0 ? 0 : size.whole;
+            pod.gpu_group.clear();
+          }
+        } else {
+          pp.fit_reason = fit.reason;
+          pp.failed.push_back({check::kReplacementDoesNotFit, reason::kReplacementDoesNotFit});
+        }
+      }
       for (const Check& c : pp.failed) {
         if (!c.constraint.empty()) mine.insert(c.constraint);
       }
@@ -218,6 +246,16 @@ Plan decide(const Input& in) {
   plan.requeue_after = clamp_requeue(requeue);
   summarize(plan);
   return plan;
+}
+
+bool needs_pool(const Input& in) {
+  if (in.purpose != Purpose::kResize) return false;
+  for (const PodFacts& p : in.workload.pods) {
+    if (!p.controller_owned || p.finished()) continue;
+    const std::optional<Allocation>& desired = desired_for(p, in.desired);
+    if (desired && !in_sync(*desired, p.live) && upsize(*desired, p.live)) return true;
+  }
+  return false;
 }
 
 void apply_outcome(Plan& plan, const Input& in, std::string_view pod, const EvictionOutcome& o) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -18,6 +19,8 @@
 #include "common/clock.h"
 #include "decide/admission/pause.h"
 #include "decide/admission/pod_resources.h"
+#include "decide/packing/model.h"
+#include "decide/packing/gpu_device.h"
 
 namespace kubex::decide::actuation {
 
@@ -47,6 +50,7 @@ inline constexpr const char* kJobPodNotEvicted = "job-pod-not-evicted";
 inline constexpr const char* kMaxUnavailableExceeded = "max-unavailable-exceeded";
 inline constexpr const char* kPdbBlocked = "pdb-blocked";
 inline constexpr const char* kReplacementNotMutated = "replacement-not-mutated";
+inline constexpr const char* kReplacementDoesNotFit = "replacement-does-not-fit";  // ACT-2a
 inline constexpr const char* kEvictionFailed =
     "eviction-failed";  // our name: an answer other than 2xx/404/429
 }  // namespace check
@@ -104,6 +108,7 @@ struct PodFacts {
 
 struct WorkloadFacts {
   std::string kind;  // SEL-1 owner kind: Deployment, StatefulSet, Job, CronJob, AnalysisRun, Model, …
+  std::string ns;    // the workload's (and its pods') namespace
   std::string name;
   std::optional<std::int64_t> replicas;  // spec.replicas
   std::string max_unavailable;           // rolling-update maxUnavailable as written, "" if none
@@ -140,6 +145,14 @@ struct Input {
   std::set<std::string> pdb_blocked;  // ACT-5 memory: pdb_key()s refused with retryPodDisruptionBudget off
   GuardState guard;                   // ACT-7 memory
   std::optional<common::TimePoint> last_eviction;  // the workload's last accepted eviction
+  // ACT-3 expectations, as client-go's controllers keep them: the evictions the engine has sent (pod uid → when),
+  // kept until the cache shows the pod terminating or gone. A pod whose eviction is still expected counts as in
+  // flight and is never sent a second one (steps.h pending_evictions()).
+  std::map<std::string, common::TimePoint> sent_evictions;
+  // ACT-2a: the cluster's GPU nodes and the pods on them, with GlobalConfiguration's memory reserve (CON-2a). The
+  // controller fills it whenever needs_pool() says an upsize is possible; an upsize is gated only when it is set.
+  std::optional<packing::Pool> pool;
+  packing::MemoryReserve reserve;
   common::TimePoint now;
 };
 
@@ -157,6 +170,9 @@ struct PodPlan {
   // annotation). Never in dry-run (ACT-8) nor while automation is off or the namespace protected.
   std::optional<std::string> write_constraints;
   std::string pdb_key;  // pdb_key() of this pod and its desired value (candidates only)
+  // ACT-2a: where its replacement would land ("" when not checked), or why it does not fit (CON-6a wording).
+  std::string fit_node;
+  std::string fit_reason;
 };
 
 struct Plan {
@@ -171,6 +187,9 @@ struct Plan {
   GuardState guard;                           // ACT-7 memory to keep
   bool emit_replacement_not_mutated = false;  // ReplacementNotMutated (Warning) on the owner, once per step
   std::set<std::string> pdb_blocked;          // ACT-5 memory to keep: the keys of current candidates only
+  // ACT-3 expectations to keep: the sent evictions the cache does not show yet (the controller adds the ones it
+  // sends now).
+  std::map<std::string, common::TimePoint> pending_evictions;
   common::Duration requeue_after = std::chrono::minutes(1);  // in [1s, 1m]
 };
 
@@ -179,6 +198,10 @@ struct Plan {
 // max-unavailable-exceeded. Dry-run (ACT-8) chooses the same pods but puts them in would_evict with
 // WOULD_EVICT and writes nothing.
 Plan decide(const Input& in);
+
+// ACT-2a: does any candidate of `in` want more GPU than it holds (an upsize, or a fraction becoming whole)? The
+// controller then reads the pool snapshot into Input::pool before calling decide(). False in a rollback.
+bool needs_pool(const Input& in);
 
 // ---------------------------------------------------------------- ACT-5 eviction outcome
 

@@ -59,4 +59,26 @@ bool within_budget(int in_flight, int budget) {
   return in_flight < budget;
 }
 
+std::map<std::string, common::TimePoint> pending_evictions(const std::map<std::string, common::TimePoint>& sent,
+                                                            const std::vector<PodFacts>& pods, common::TimePoint now) {
+  std::map<std::string, common::TimePoint> out;
+  if (sent.empty()) return out;
+  for (const PodFacts& p : pods) {
+    auto it = sent.find(p.uid);
+    if (it == sent.end() || p.uid.empty()) continue;
+    if (p.terminating || p.finished()) continue;              // the cache shows it: its own state counts now
+    if (now - it->second >= kEvictionExpectationTimeout) continue;  // the eviction did not take
+    out.emplace(*it);
+  }
+  return out;  // a uid with no pod left is gone
+}
+
+std::vector<PodFacts> with_pending_evictions(std::vector<PodFacts> pods,
+                                             const std::map<std::string, common::TimePoint>& pending) {
+  for (PodFacts& p : pods) {
+    if (pending.count(p.uid)) p.terminating = true;
+  }
+  return pods;
+}
+
 }  // namespace kubex::decide::actuation

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kOwned[] = {
     reason::kPauseActive,    reason::kPodEvictionDisabled,        reason::kWebhookUnhealthy,
     reason::kPdbBlocked,     reason::kKaiFractionRequiresRestart, reason::kReplacementNotMutated,
-    check::kJobPodNotEvicted};
+    check::kJobPodNotEvicted, reason::kReplacementDoesNotFit};
 
 std::string text(const nlohmann::json& obj, const char* key) {
   auto it = obj.find(key);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -68,6 +69,35 @@ std::vector<std::size_t> order(const std::vector<PodFacts>& pods);
 
 // The ACT-3 check: one more eviction is allowed while in_flight < budget.
 bool within_budget(int in_flight, int budget);
+
+// How long a sent eviction is expected at most: after this the cache has surely caught up, so a pod still shown
+// running was not evicted (client-go's ExpectationsTimeout).
+inline constexpr common::Duration kEvictionExpectationTimeout = std::chrono::minutes(5);
+
+// ACT-3 expectations: the entries of `sent` (pod uid → when sent) whose pod the cache still shows unfinished and
+// not terminating, sent less than kEvictionExpectationTimeout before `now`. A pod the cache shows terminating or
+// no longer has is no longer expected (its own state counts from then on).
+std::map<std::string, common::TimePoint> pending_evictions(const std::map<std::string, common::TimePoint>& sent,
+                                                            const std::vector<PodFacts>& pods, common::TimePoint now);
+
+// The pods as ACT-2/ACT-3 judge them: a pod whose eviction is pending counts as terminating (in flight, and never
+// evicted again).
+std::vector<PodFacts> with_pending_evictions(std::vector<PodFacts> pods,
+                                             const std::map<std::string, common::TimePoint>& pending);
+
+// ---------------------------------------------------------------- ACT-2a
+
+// True when the replacement would hold more GPU than `live`: a larger total, or a fraction becoming whole GPUs.
+bool upsize(const Allocation& desired, const Allocation& live);
+
+// The size a replacement asks KAI for: the fraction in hundredths (1..99) when every container's value is a
+// fraction below one GPU (their sum, capped at 99), else 0 with the whole GPUs in `whole` (whole values plus
+// fractions rounded up).
+struct ReplacementSize {
+  Hundredths fraction = 0;
+  std::int64_t whole = 0;
+};
+ReplacementSize replacement_size(const Allocation& desired);
 
 // ---------------------------------------------------------------- ACT-6
 

@@ -32,6 +32,7 @@ inline constexpr const char* kPdbBlocked = "pdb-blocked";
 inline constexpr const char* kKaiFractionRequiresRestart = "kai-fraction-requires-restart";
 inline constexpr const char* kReplacementNotMutated = "replacement-not-mutated";
 inline constexpr const char* kWebhookUnhealthy = "webhook-unhealthy";
+inline constexpr const char* kReplacementDoesNotFit = "replacement-does-not-fit";
 }  // namespace reason
 
 // One target: empty fields are left out of the JSON.

@@ -33,10 +33,33 @@ class FakeActuationFacts final : public observe::ActuationFacts {
   std::vector<da::PodFacts> pods(const api::WorkloadView&) const override { return pod_list; }
   std::map<std::string, std::string> namespace_annotations(const std::string&) const override { return {}; }
   std::string workload_key_of(const api::PodView&) const override { return kKey; }
+  // ACT-2a: `pool` when a test gives one; otherwise one Ready node with 8 GPUs holding every pod of pod_list, so
+  // that an upsize fits.
+  decide::packing::Pool gpu_pool(const std::string&) const override {
+    ++pool_reads;
+    if (!pool.nodes.empty()) return pool;
+    decide::packing::Pool roomy;
+    decide::packing::PoolNode n;
+    n.name = "node-1";
+    n.gpu_capacity = 8;
+    n.ready = true;
+    roomy.nodes.push_back(n);
+    for (const auto& p : pod_list) {
+      decide::packing::PoolPod pp;
+      pp.ns = "ml";
+      pp.name = p.name;
+      pp.node = n.name;
+      for (const auto& g : p.live) (g.fraction ? pp.fraction : pp.whole_gpus) += g.fraction ? g.value : g.value / 100;
+      roomy.pods.push_back(pp);
+    }
+    return roomy;
+  }
 
   std::shared_ptr<const api::WorkloadView> workload;
   json tmpl;
   std::vector<da::PodFacts> pod_list;
+  decide::packing::Pool pool;  // ACT-2a: empty unless a test gives one
+  mutable int pool_reads = 0;
 };
 
 class FakePodAnnotations final : public act::PodAnnotationWriter {

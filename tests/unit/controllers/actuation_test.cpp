@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "act/pod_annotations.h"
+#include "decide/actuation/steps.h"
 #include "eviction_fixture.h"
 
 namespace kubex::controllers {
@@ -112,6 +115,127 @@ TEST_F(ActuationFixture, AutomationDisabledEvictsNothing) {  // ACT-2 automation
   ASSERT_TRUE(reconcile());
   EXPECT_TRUE(evictor->calls().empty());
   EXPECT_TRUE(pod_annotations->writes.empty());  // nothing is written on pods while automation is off
+}
+
+}  // namespace
+}  // namespace kubex::controllers
+
+namespace kubex::controllers {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+
+// ACT-3 expectations, driven deterministically: the cache (FakeActuationFacts) lags the evictor, as an informer
+// does in the milliseconds after an eviction, and pod events re-run the reconcile in that window (a pause removed,
+// the webhook turning healthy after a restart). No second pod and no second eviction of the same pod go out
+// until the cache has caught up.
+class ActuationRaceFixture : public EvictionFixture<ActuationController> {
+ protected:
+  void SetUp() override {
+    seed_kubex_objects();
+    ActuationDeps d;
+    d.catalog = &catalog;
+    d.facts = new_facts(
+        {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}},
+         {"spec", {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}});
+    d.evictor = evictor;
+    d.pod_annotations = pod_annotations;
+    d.events = recorder.get();
+    d.webhook = webhook;
+    ActuationOptions o;
+    o.clock = &clock;
+    ctl = std::make_unique<ActuationController>(std::move(d), o);
+  }
+};
+
+TEST_F(ActuationRaceFixture, ReconcilesBeforeTheCacheSeesAnEvictionNeverExceedTheBudget) {  // ACT-3
+  facts->pod_list = {pod("infer-a", 25, clock.now()), pod("infer-b", 25, clock.now())};
+  facts->pod_list[0].ready_since = clock.now() - 5min;
+  ASSERT_TRUE(reconcile());
+  ASSERT_EQ(evictor->calls().size(), 1u);
+  EXPECT_EQ(evictor->calls()[0].pod.name, "infer-a");
+  // Three more pod events within 30 ms; the cache still shows both pods Running and Ready.
+  for (int i = 0; i < 3; ++i) {
+    clock.advance(10ms);
+    ASSERT_TRUE(reconcile());
+  }
+  EXPECT_EQ(evictor->calls().size(), 1u) << "a second eviction went out before the cache saw the first";
+  // The cache catches up: infer-a terminating. Still in flight (budget 1).
+  facts->pod_list[0].terminating = true;
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 1u);
+  // infer-a gone, its replacement Ready at the new size: now infer-b goes.
+  facts->pod_list[0] = pod("infer-c", 50, clock.now());
+  facts->pod_list[0].ready_since = clock.now() - 1min;
+  ASSERT_TRUE(reconcile());
+  ASSERT_EQ(evictor->calls().size(), 2u);
+  EXPECT_EQ(evictor->calls()[1].pod.name, "infer-b");
+  const std::vector<std::string> seen = reasons();
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), "PolicyEvaluationEvictResize"), 2);
+}
+
+TEST_F(ActuationRaceFixture, AnEvictionTheCacheNeverShowsIsForgottenAfterTheExpectationTimeout) {  // ACT-3
+  facts->pod_list = {pod("infer-a", 25, clock.now())};
+  ASSERT_TRUE(reconcile());
+  ASSERT_EQ(evictor->calls().size(), 1u);
+  clock.advance(1min);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 1u);  // still expected
+  clock.advance(decide::actuation::kEvictionExpectationTimeout);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 2u);  // the pod is still there: the eviction did not take, so try again
+}
+
+}  // namespace
+}  // namespace kubex::controllers
+
+namespace kubex::controllers {
+namespace {
+
+using namespace test;
+using namespace std::chrono_literals;
+
+// ACT-2a in the controller: the pool comes from ActuationFacts::gpu_pool only when an upsize is pending, and a
+// replacement with no room keeps the pod running with the replacement-does-not-fit constraint.
+TEST_F(ActuationRaceFixture, AnUpsizeWithNoRoomEvictsNothingAndSaysWhy) {  // ACT-2a
+  facts->pod_list = {pod("infer-a", 25, clock.now()), pod("infer-b", 25, clock.now())};
+  decide::packing::PoolNode n;
+  n.name = "gpu-1";
+  n.gpu_capacity = 1;
+  n.ready = true;
+  auto on_gpu = [&](const std::string& name, decide::Hundredths h) {
+    decide::packing::PoolPod p;
+    p.ns = "ml";
+    p.name = name;
+    p.node = n.name;
+    p.fraction = h;
+    return p;
+  };
+  // 0.25 + 0.25 + another workload's 0.5 fill the only GPU: 0.5 for a replacement is not there.
+  facts->pool = {{n}, {on_gpu("infer-a", 25), on_gpu("infer-b", 25), on_gpu("other", 50)}};
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(evictor->calls().empty());
+  EXPECT_EQ(facts->pool_reads, 1);
+  bool constraint = false;
+  for (const auto& w : pod_annotations->writes)
+    constraint = constraint || w[2].find("replacement-does-not-fit") != std::string::npos;
+  EXPECT_TRUE(constraint) << "the pod carries replacement-does-not-fit";
+  // A second GPU node joins: the oldest pod goes, and its constraint is cleared.
+  decide::packing::PoolNode n2 = n;
+  n2.name = "gpu-2";
+  facts->pool.nodes.push_back(n2);
+  facts->pool.pods.push_back(on_gpu("warm", 10));
+  facts->pool.pods.back().node = "gpu-2";
+  clock.advance(1min);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 1u);
+}
+
+TEST_F(ActuationRaceFixture, InSyncWorkloadsNeverReadThePool) {  // ACT-2a costs nothing when nothing grows
+  facts->pod_list = {pod("infer-a", 50, clock.now()), pod("infer-b", 50, clock.now())};
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(facts->pool_reads, 0);
 }
 
 }  // namespace

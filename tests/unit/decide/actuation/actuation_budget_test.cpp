@@ -123,3 +123,71 @@ TEST(ActuationBudget, SeveralWithinOneDecision) {
 
 }  // namespace
 }  // namespace kubex::decide::actuation::test
+
+
+namespace kubex::decide::actuation::test {
+namespace {
+
+// ACT-3 expectations: which sent evictions are still expected, per what the cache shows of the pod.
+TEST(ActuationExpectations, PendingUntilTheCacheShowsThePodTerminatingOrGone) {
+  struct Case {
+    const char* what;
+    std::vector<PodFacts> pods;
+    common::Duration sent_ago;
+    bool pending;
+  };
+  const Case cases[] = {
+      {"cache still shows it running: in flight", {pod("a", one(frac("app", 25)))}, 10ms, true},
+      {"cache shows it terminating: its own state counts", {terminating(pod("a", one(frac("app", 25))))}, 10ms,
+       false},
+      {"cache no longer has it: gone", {pod("b", one(frac("app", 25)))}, 10ms, false},
+      {"finished", {[] {
+         PodFacts p = pod("a", one(frac("app", 25)));
+         p.phase = "Succeeded";
+         return p;
+       }()},
+       10ms, false},
+      {"just under the timeout", {pod("a", one(frac("app", 25)))}, kEvictionExpectationTimeout - 1s, true},
+      {"past the timeout: the eviction did not take", {pod("a", one(frac("app", 25)))}, kEvictionExpectationTimeout,
+       false},
+  };
+  for (const Case& c : cases) {
+    const std::map<std::string, common::TimePoint> sent = {{"uid-a", kNow - c.sent_ago}};
+    auto pending = pending_evictions(sent, c.pods, kNow);
+    EXPECT_EQ(pending.count("uid-a") == 1, c.pending) << c.what;
+  }
+}
+
+// ACT-3: a release of held-back work (two reconciles before the cache shows the first eviction) evicts one pod
+// once: the second decision counts the sent eviction in flight and neither evicts another pod nor the same one.
+TEST(ActuationExpectations, ASentEvictionCountsInFlightUntilTheCacheCatchesUp) {
+  Input in = starter({pod("a", one(frac("app", 25)), 3h), pod("b", one(frac("app", 25)), 2h),
+                      pod("c", one(frac("app", 25)), 1h), pod("d", one(frac("app", 25)), 1h)});
+  in.workload.replicas = 4;  // maxUnavailable 25 % of 4 = budget 1
+  Plan first = decide(in);
+  ASSERT_EQ(first.evict, std::vector<std::string>{"a"});
+  // The controller records the accepted eviction; the cache has not seen it yet.
+  in.sent_evictions = {{"uid-a", kNow}};
+  in.now = kNow + 12ms;
+  Plan second = decide(in);
+  EXPECT_TRUE(second.evict.empty());
+  EXPECT_EQ(second.in_flight, 1);
+  EXPECT_EQ(second.pending_evictions.count("uid-a"), 1u);
+  for (const PodPlan& pp : second.pods) {
+    if (pp.name == "a") {
+      EXPECT_EQ(names(pp.failed), std::vector<std::string>{check::kPodTerminating});
+    }
+    if (pp.name == "b") {
+      EXPECT_EQ(names(pp.failed), std::vector<std::string>{check::kMaxUnavailableExceeded});
+    }
+  }
+  // Once the cache shows it gone and its replacement Ready at the new size, the next pod goes.
+  in.workload.pods.erase(in.workload.pods.begin());
+  in.workload.pods.push_back(pod("e", one(frac("app", 50)), 1min));
+  Plan third = decide(in);
+  EXPECT_TRUE(third.pending_evictions.empty());
+  EXPECT_EQ(third.evict, std::vector<std::string>{"b"});
+}
+
+}  // namespace
+}  // namespace kubex::decide::actuation::test

@@ -1,0 +1,289 @@
+"""Never hurt availability (issue 22, SPEC ACT-2a, ACT-3) end to end, at the product's default intervals: kubex-sim
+with its KAI-like scheduler and GPU model, a real Prometheus, the seed's starter strategy and the real `kubex engine`
+with its webhooks.
+
+* ACT-3: a resize that was held back and is released at once (a pause removed, an engine restart, a leader
+  failover: each new engine starts with PodAdmissionWebhookHealthy=Unknown and releases everything when it turns
+  True) never has more than one pod of a 4-replica Deployment unavailable, proven on a WATCH stream (every event,
+  not samples), and never evicts a pod twice.
+* ACT-2a: an upsize whose replacement has no room evicts nothing; the pods keep running and say why
+  (`replacement-does-not-fit`, `kubex explain`); once a second node is schedulable they are replaced one at a time.
+"""
+import json
+import subprocess
+import threading
+
+import pytest
+
+from conftest import BIN, EngineProcess, wait_for
+from test_actuation import static_policy
+from test_gpu_metrics import start_gpu_sim
+from test_reactive import RestartablePrometheus, apply, install_starter, metric
+
+QUEUE = "kubex-unlimited-gpu-queue"
+
+
+def engine_args():
+    return ["--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+            "--early-webhook-enabled"]
+
+
+def start_default_engine(sim, leader_elect=False):
+    """`kubex engine` at its default intervals (no hidden faster flag), webhooks registered; returns once
+    PodAdmissionWebhookHealthy is True (evictions wait for it, ACT-2)."""
+    engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=leader_elect, extra_args=engine_args())
+    engine.wait_ready(timeout=60)
+    return engine
+
+
+def webhook_healthy(sim):
+    conds = sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", [])
+    return any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True" for c in conds)
+
+
+def svc_deployment(ns, fraction, replicas=4, paused=False, node=None):
+    """The issue's reproduction: a KAI Deployment `svc` at `fraction`."""
+    meta = {"name": "svc", "namespace": ns, "labels": {"app": "svc"}}
+    if paused:
+        meta["annotations"] = {"rightsizing.kubex.ai/pause-until": "infinite"}
+    spec = {"schedulerName": "kai-scheduler",
+            "containers": [{"name": "app", "image": "registry.example/svc:1",
+                            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}
+    if node:
+        spec["nodeSelector"] = {"kubernetes.io/hostname": node}
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta,
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "svc"}},
+                     "template": {"metadata": {"labels": {"app": "svc", "kai.scheduler/queue": QUEUE},
+                                               "annotations": {"gpu-fraction": fraction}},
+                                  "spec": spec}}}
+
+
+def live_pods(sim, ns):
+    return [p for p in sim.kubectl_json("get", "pods", "-n", ns, "-l", "app=svc")["items"]
+            if not p["metadata"].get("deletionTimestamp")]
+
+
+def ready(p):
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"].get("conditions", []))
+
+
+def fractions(sim, ns):
+    return sorted(p["metadata"].get("annotations", {}).get("gpu-fraction", "?") for p in live_pods(sim, ns)
+                  if ready(p))
+
+
+class PodWatch:
+    """A WATCH stream on a namespace's pods (official Python client): after every event it counts the Ready pods
+    that are not terminating, and records the largest number of unavailable replicas and each pod that got a
+    deletion timestamp."""
+
+    def __init__(self, sim, ns, replicas):
+        from kubernetes import client, watch
+        self.core = client.CoreV1Api(sim.client())
+        self.ns, self.replicas = ns, replicas
+        self.max_unavailable, self.events, self.worst = 0, 0, []
+        self.state = {}
+        items = self.core.list_namespaced_pod(ns, label_selector="app=svc")
+        for p in items.items:
+            self.state[p.metadata.name] = self._avail(p)
+        self.rv = items.metadata.resource_version
+        self.watch = watch.Watch()
+        self.stop_ = threading.Event()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _avail(p):
+        if p.metadata.deletion_timestamp:
+            return False
+        return any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))
+
+    def run(self):
+        while not self.stop_.is_set():
+            try:
+                for ev in self.watch.stream(self.core.list_namespaced_pod, self.ns, label_selector="app=svc",
+                                            resource_version=self.rv, timeout_seconds=60):
+                    p = ev["object"]
+                    self.rv = p.metadata.resource_version
+                    if ev["type"] == "DELETED":
+                        self.state.pop(p.metadata.name, None)
+                    else:
+                        self.state[p.metadata.name] = self._avail(p)
+                    self.events += 1
+                    unavailable = self.replicas - sum(1 for v in self.state.values() if v)
+                    if unavailable > self.max_unavailable:
+                        self.max_unavailable = unavailable
+                        self.worst = sorted(self.state.items())
+                    if self.stop_.is_set():
+                        break
+            except Exception:  # a dropped stream resumes from the last resourceVersion
+                if self.stop_.is_set():
+                    break
+
+    def stop(self):
+        self.stop_.set()
+        self.watch.stop()
+        self.thread.join(timeout=70)
+        return self.max_unavailable
+
+
+def evicted_pods(engines, ns):
+    """pod name -> number of `evicted pod` lines over the given engines."""
+    out = {}
+    for e in engines:
+        for line in e.find_all("evicted pod"):
+            if line.get("namespace") == ns:
+                out[line.get("pod")] = out.get(line.get("pod"), 0) + 1
+    return out
+
+
+@pytest.fixture(scope="module")
+def race_env(sim_factory, tmp_path_factory):
+    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("race-sim"), """
+nodePools:
+  - name: g
+    count: 2
+    gpusPerNode: 2
+    gpuProduct: T4
+    cpu: "32"
+    memory: 128Gi
+""")
+    prom = RestartablePrometheus(metrics)
+    install_starter(sim, prom)
+    yield sim, prom
+    prom.stop()
+
+
+def released(sim, ns, engines, target, release):
+    """Runs `release` (which returns the engine that carries the work out) under a WATCH stream and waits until
+    every replica is Ready at `target`; returns (max unavailable, the watch)."""
+    watch = PodWatch(sim, ns, 4)
+    try:
+        engine = release()
+        engines.append(engine)
+        wait_for(lambda: fractions(sim, ns) == [target] * 4, timeout=420, interval=1,
+                 what=f"all four replicas Ready at {target}")
+    finally:
+        worst = watch.stop()
+    return worst, watch
+
+
+def test_released_resize_never_exceeds_the_budget(race_env):  # ACT-3
+    sim, prom = race_env
+    ns = "race"
+    sim.kubectl("create", "namespace", ns)
+    engines = [start_default_engine(sim)]
+    try:
+        wait_for(lambda: webhook_healthy(sim), timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
+        apply(sim, static_policy("race", ns, "0.15"))
+        apply(sim, svc_deployment(ns, "0.1", paused=True))
+        wait_for(lambda: len([p for p in live_pods(sim, ns) if ready(p)]) == 4, timeout=120, what="four pods Ready")
+        # Held back by the pause: the engine says so (pause-active) while the resize waits.
+        engines[0].wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="BLOCKED",
+                             timeout=120)
+
+        # 1. The pause is removed: every pod event re-runs the reconcile while the first eviction is in flight.
+        def remove_pause():
+            sim.kubectl("annotate", "deployment", "svc", "-n", ns, "rightsizing.kubex.ai/pause-until-")
+            return engines[0]
+        worst, watch = released(sim, ns, [], "0.15", remove_pause)
+        assert watch.events > 10, "the watch saw the replacements"
+        assert worst <= 1, f"{worst} replicas unavailable at once after the pause was removed: {watch.worst}"
+
+        # 2. An engine restart: the new engine releases the pending resize when its webhook turns healthy.
+        engines[0].stop()
+        apply(sim, static_policy("race", ns, "0.2"))
+        worst, watch = released(sim, ns, engines, "0.2", lambda: start_default_engine(sim, leader_elect=True))
+        assert worst <= 1, f"{worst} replicas unavailable at once after an engine restart: {watch.worst}"
+
+        # 3. A leader failover: the leader dies (SIGKILL, its Lease is not released); the next replica takes the
+        # Lease once it expires and releases the pending resize when its webhook turns healthy.
+        engines[-1].kill()
+        apply(sim, static_policy("race", ns, "0.25"))
+        worst, watch = released(sim, ns, engines, "0.25", lambda: start_default_engine(sim, leader_elect=True))
+        assert worst <= 1, f"{worst} replicas unavailable at once after a leader failover: {watch.worst}"
+        engines[-1].wait_line("successfully acquired lease", timeout=5)
+
+        # No pod was ever sent two evictions, and the events agree.
+        twice = {pod: n for pod, n in evicted_pods(engines, ns).items() if n > 1}
+        assert not twice, f"pods evicted more than once: {twice}"
+        events = [e for e in sim.kubectl_json("get", "events", "-n", ns)["items"]
+                  if e.get("reason") == "PolicyEvaluationEvictResize"]
+        assert len(events) >= 12, "three releases of four replicas each"
+        assert all(e.get("count", 1) == 1 for e in events), [(e["involvedObject"]["name"], e["count"]) for e in events]
+    finally:
+        for e in engines:
+            e.stop()
+
+
+@pytest.fixture(scope="module")
+def room_env(sim_factory, tmp_path_factory):
+    """One schedulable node with one T4; a second one cordoned until the test adds it to the cluster's room."""
+    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("room-sim"), """
+nodePools:
+  - name: r
+    count: 2
+    gpusPerNode: 1
+    gpuProduct: T4
+    cpu: "32"
+    memory: 128Gi
+""")
+    sim.kubectl("cordon", "r-node-1")
+    prom = RestartablePrometheus(metrics)
+    install_starter(sim, prom)
+    engine = start_default_engine(sim)
+    wait_for(lambda: webhook_healthy(sim), timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
+    yield sim, prom, engine
+    engine.stop()
+    prom.stop()
+
+
+def explain(sim, target):
+    r = subprocess.run([str(BIN / "kubex"), "explain", "pod", target, "--kubeconfig", sim.kubeconfig],
+                       capture_output=True, text=True, timeout=120)
+    return r.stdout + r.stderr
+
+
+def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
+    sim, prom, engine = room_env
+    ns = "room"
+    sim.kubectl("create", "namespace", ns)
+    apply(sim, svc_deployment(ns, "0.4", replicas=2))
+    wait_for(lambda: len([p for p in live_pods(sim, ns) if ready(p)]) == 2, timeout=120, what="two pods Ready")
+    before = sorted(p["metadata"]["name"] for p in live_pods(sim, ns))
+    apply(sim, static_policy("room", ns, "0.7"))
+
+    # 0.4 + 0.7 > 0.96 (the T4's cap): no GPU has room for a replacement. Two reconciles at the default 1m resync
+    # both say so, and nothing is evicted in between.
+    first = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns,
+                             rightsizingResult="BLOCKED_RETRYING", timeout=120)
+    assert "replacement-does-not-fit" in first["failedChecks"], first
+    assert "does not fit" in first["text"], first
+    wait_for(lambda: len([l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
+                          if "replacement-does-not-fit" in l.get("failedChecks", [])]) >= 2,
+             timeout=150, interval=2, what="a second reconcile still waiting for room")
+    assert sorted(p["metadata"]["name"] for p in live_pods(sim, ns)) == before, "both pods keep running"
+    assert fractions(sim, ns) == ["0.4", "0.4"]
+    assert not [e for e in sim.kubectl_json("get", "events", "-n", ns)["items"]
+                if e.get("reason") == "PolicyEvaluationEvictResize"]
+    assert metric(engine, "kubex_evictions_total", reason="resize", result="success") in (None, 0, 0.0)
+    pod = live_pods(sim, ns)[0]
+    reasons = [c["reason"] for c in json.loads(
+        pod["metadata"]["annotations"]["rightsizing.kubex.ai/automation-constraints"])]
+    assert "replacement-does-not-fit" in reasons
+    text = explain(sim, f"{ns}/{pod['metadata']['name']}")
+    assert "replacement-does-not-fit" in text and "does not fit" in text, text
+
+    # A second node joins the schedulable room: the pods are replaced one at a time (WATCH stream).
+    watch = PodWatch(sim, ns, 2)
+    try:
+        sim.kubectl("uncordon", "r-node-1")
+        wait_for(lambda: fractions(sim, ns) == ["0.7", "0.7"], timeout=300, interval=1,
+                 what="both replicas Ready at 0.7")
+    finally:
+        worst = watch.stop()
+    assert worst <= 1, f"{worst} replicas unavailable at once: {watch.worst}"
+    assert sorted(p["spec"]["nodeName"] for p in live_pods(sim, ns)) == ["r-node-0", "r-node-1"]
+    pod = live_pods(sim, ns)[0]
+    assert "replacement-does-not-fit" not in pod["metadata"].get("annotations", {}).get(
+        "rightsizing.kubex.ai/automation-constraints", "")
