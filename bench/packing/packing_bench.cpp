@@ -10,6 +10,7 @@
 //     pods fit the other nodes' free GPU capacity, ignoring per-GPU packing and scheduling constraints). For
 //     each drain: does at least one evicted pod find no place at all (stranded, Pending), and does a pod need
 //     an empty node (the drain undoes itself)?
+// With --trace [DIR], the same on a real production trace instead (trace_pool.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -21,9 +22,12 @@
 
 #include "decide/packing/constraints.h"
 #include "decide/packing/plan.h"
+#include "drains.h"
+#include "trace_pool.h"
 
 namespace pk = kubex::decide::packing;
 using kubex::decide::Hundredths;
+using namespace kubex::bench::packing;
 
 namespace {
 
@@ -74,6 +78,7 @@ struct Cluster {
       if (!p.node.empty()) out.pods.push_back(p);
     return out;
   }
+  Stranded drain(int node);  // drains.h
 };
 
 Cluster generate(const Config& c) {
@@ -142,12 +147,6 @@ Cluster generate(const Config& c) {
 
 // ---------------------------------------------------------------- successive drains against a KAI-like scheduler
 
-struct Outcome {
-  int drains = 0, stranding = 0, stranded_pods = 0;
-  std::int64_t nodes_in_use_after = 0;
-  double seconds = 0;
-};
-
 // Evicts the GPU pods of `node`, removes the node (the cluster autoscaler scales an empty node down: that is what
 // consolidation is for) and reschedules each pod (largest first) the way KAI's gpupack does: the fullest GPU that
 // still fits, then the fullest node, on any remaining pool node that passes the pod's scheduling constraints.
@@ -188,88 +187,7 @@ int drain(Cluster& k, int node) {
   return stranded;
 }
 
-// The seed's planner: a node is drainable when its movable pods fit, by size alone, into the other non-empty
-// Ready nodes' free GPU capacity summed per node (node-level best fit, no per-GPU packing, no CON-6a).
-int baseline_choice(const Cluster& k, int threshold) {
-  std::vector<Hundredths> alloc(k.nodes.size());
-  std::vector<std::vector<std::size_t>> on(k.nodes.size());
-  for (std::size_t p = 0; p < k.pods.size(); ++p)
-    if (!k.pods[p].node.empty()) on[static_cast<std::size_t>(k.index.at(k.pods[p].node))].push_back(p);
-  for (std::size_t n = 0; n < k.nodes.size(); ++n) alloc[n] = k.allocated(static_cast<int>(n));
-  std::vector<std::size_t> cands;
-  for (std::size_t n = 0; n < k.nodes.size(); ++n) {
-    if (k.gone[n]) continue;
-    bool movable = !on[n].empty();
-    for (auto p : on[n]) movable = movable && k.pods[p].unmovable.empty();
-    if (movable && alloc[n] < threshold * k.nodes[n].gpu_capacity) cands.push_back(n);
-  }
-  std::sort(cands.begin(), cands.end(), [&](auto a, auto b) {
-    return alloc[a] != alloc[b] ? alloc[a] < alloc[b] : k.nodes[a].name < k.nodes[b].name;
-  });
-  for (auto c : cands) {
-    std::vector<Hundredths> free(k.nodes.size(), 0);
-    for (std::size_t n = 0; n < k.nodes.size(); ++n)
-      if (n != c && !k.gone[n] && alloc[n] > 0) free[n] = k.nodes[n].gpu_capacity * 100 - alloc[n];
-    std::vector<Hundredths> sizes;
-    for (auto p : on[c]) sizes.push_back(k.pods[p].fraction);
-    std::sort(sizes.rbegin(), sizes.rend());
-    bool fits = true;
-    for (auto s : sizes) {
-      std::size_t best = k.nodes.size();
-      for (std::size_t n = 0; n < free.size(); ++n)
-        if (free[n] >= s && (best == k.nodes.size() || free[n] < free[best])) best = n;
-      if (best == k.nodes.size()) {
-        fits = false;
-        break;
-      }
-      free[best] -= s;
-    }
-    if (fits) return static_cast<int>(c);
-  }
-  return -1;
-}
-
-int kubex_choice(const Cluster& k, int threshold) {
-  pk::Options o;
-  o.threshold_percent = threshold;
-  o.stop_at_first_feasible = true;
-  pk::Plan p = pk::plan(k.pool(), o);
-  const pk::Candidate* c = p.first_feasible();
-  return c == nullptr ? -1 : k.index.at(c->node);
-}
-
-template <class Choose>
-Outcome run_drains(Cluster k, int threshold, Choose choose) {
-  Outcome o;
-  auto t0 = std::chrono::steady_clock::now();
-  for (int step = 0; step < static_cast<int>(k.nodes.size()); ++step) {
-    int n = choose(k, threshold);
-    if (n < 0) break;
-    int stranded = drain(k, n);
-    ++o.drains;
-    o.stranding += stranded > 0;
-    o.stranded_pods += stranded;
-  }
-  o.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  for (std::size_t n = 0; n < k.nodes.size(); ++n) o.nodes_in_use_after += !k.gone[n];
-  return o;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2);
-}
-
-template <class F>
-double time_ms(int reps, F f) {
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return median(ms);
-}
+Stranded Cluster::drain(int node) { return {::drain(*this, node), 0}; }
 
 }  // namespace
 
@@ -282,7 +200,24 @@ int main(int argc, char** argv) {
   app.add_option("--reps", c.reps, "repetitions of each timing (the median is printed)")->capture_default_str();
   app.add_option("--threshold", c.threshold, "utilizationThresholdPercent")->capture_default_str();
   app.add_option("--seed", c.seed)->capture_default_str();
+  // Trace mode (trace_pool.h): the Alibaba GPU trace instead of the synthetic pool.
+  TraceConfig tc;
+  tc.pod_lists = {"openb_pod_list_default.csv", "openb_pod_list_gpushare40.csv"};
+  std::string trace_dir;
+  auto* trace = app.add_option("--trace", trace_dir,
+                               "run on the Alibaba GPU trace (cluster-trace-gpu-v2023) in DIR (default " +
+                                   default_trace_dir() + ")")
+                    ->expected(0, 1);
+  app.add_option("--trace-pods", tc.pod_lists, "pod lists in the trace folder, each reported on its own")
+      ->capture_default_str();
+  app.add_option("--replicate", tc.replicate, "trace mode: copies of every node and pod")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (trace->count() > 0) {
+    tc.dir = trace_dir.empty() ? default_trace_dir() : trace_dir;
+    tc.reps = c.reps;
+    tc.threshold = c.threshold;
+    return run_trace(tc);
+  }
 
   Cluster k = generate(c);
   pk::Pool pool = k.pool();
@@ -332,8 +267,8 @@ int main(int argc, char** argv) {
                   o.drains ? 100.0 * o.stranding / o.drains : 0.0, o.stranded_pods,
                   static_cast<long long>(o.nodes_in_use_after), o.seconds);
     };
-    row("kubex (per-GPU best fit + CON-6a)", run_drains(k, t, kubex_choice));
-    row("GPU-capacity-only, node-level (seed)", run_drains(k, t, baseline_choice));
+    row("kubex (per-GPU best fit + CON-6a)", run_drains(k, t, kubex_choice<Cluster>));
+    row("GPU-capacity-only, node-level (seed)", run_drains(k, t, baseline_choice<Cluster>));
   }
   std::printf("\n");
   return 0;
