@@ -443,7 +443,7 @@ kube::ReconcileOutcome ConsolidationController::start_drain(const api::Consolida
   std::vector<pk::PoolPod> pods;
   for (const pk::Placement& pl : step.placements) {
     for (const pk::PoolPod& p : in.pool.pods)
-      if (p.ns == pl.ns && p.name == pl.name && p.node == step.node && p.unmovable != "terminating") pods.push_back(p);
+      if (p.ns == pl.ns && p.name == pl.name && p.node == step.node && !p.leaving) pods.push_back(p);
   }
   const EvictionRun run = evict_drain_pods(name, step.node, policy.spec.node_selector, in.options, pods);
   if (!run.aborted.empty()) {

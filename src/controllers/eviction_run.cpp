@@ -25,8 +25,6 @@ namespace {
 namespace da = decide::actuation;
 using nlohmann::json;
 
-void drop_pause(std::map<std::string, std::string>& m) { m.erase(api::keys::kPauseUntil); }
-
 const api::Strategy* strategy_named(const decide::policy::Catalog& c, const std::string& ref) {
   if (ref.empty()) return nullptr;
   for (const auto& s : c.strategies()) {
@@ -35,16 +33,17 @@ const api::Strategy* strategy_named(const decide::policy::Catalog& c, const std:
   return nullptr;
 }
 
-int status_of(const act::EvictionResult& r) {
+// act/'s outcome in decide's terms (ACT-4, ACT-5).
+da::EvictionAnswer answer_of(const act::EvictionResult& r) {
   using O = act::EvictionResult::Outcome;
   switch (r.outcome) {
-    case O::kEvicted: return 201;
-    case O::kGone: return 404;
-    case O::kPdbBlocked: return 429;
-    case O::kDryRun: return 0;
-    case O::kError: return r.http_code > 0 ? r.http_code : 0;
+    case O::kEvicted: return da::EvictionAnswer::kAccepted;
+    case O::kGone: return da::EvictionAnswer::kGone;
+    case O::kPdbBlocked: return da::EvictionAnswer::kRefusedByBudget;
+    case O::kDryRun:
+    case O::kError: break;
   }
-  return 0;
+  return da::EvictionAnswer::kFailed;
 }
 
 kube::ObjectReference pod_ref(const std::string& ns, const da::PodFacts& p) {
@@ -92,30 +91,18 @@ std::optional<WorkloadContext> read_workload(const observe::ActuationFacts& fact
 
 decide::AdmissionDecision desired_decision(const WorkloadContext& w, const json& pod_template, common::TimePoint now,
                                            bool dry_run) {
-  decide::policy::Workload unpaused = w.workload;
-  drop_pause(unpaused.annotations);
-  drop_pause(unpaused.template_annotations);
-  std::map<std::string, std::string> unpaused_ns = w.namespace_annotations;
-  drop_pause(unpaused_ns);
-  json pod = pod_template;
-  if (pod.contains("metadata") && pod["metadata"].contains("annotations") &&
-      pod["metadata"]["annotations"].is_object()) {
-    pod["metadata"]["annotations"].erase(api::keys::kPauseUntil);
-  }
-  api::GlobalConfigSpec enabled = w.catalog->global();
-  enabled.automation_enabled = true;
   decide::AdmissionInput ai;
-  ai.pod = &pod;
+  ai.pod = &pod_template;
   ai.phase = "actuation";
   ai.now = now;
-  ai.global = &enabled;
+  ai.global = &w.catalog->global();
   ai.evaluation = &w.catalog->evaluation();
   ai.ns = w.ns;
-  ai.namespace_annotations = unpaused_ns;
-  ai.workload = &unpaused;
+  ai.namespace_annotations = w.namespace_annotations;
+  ai.workload = &w.workload;
   ai.candidates = w.catalog->candidates();
   ai.dry_run = dry_run;
-  return decide::decide_admission(ai);
+  return da::desired_admission(ai);  // ACT-1, with pause-until and automationEnabled lifted
 }
 
 da::Settings settings_for(const WorkloadContext& w, const std::string& strategy_ref, bool webhook_healthy,
@@ -171,16 +158,6 @@ std::string allocation_text(const da::Allocation& a) {
 void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, EvictionMemory& memory,
                const WorkloadContext& w) {
   const common::TimePoint now = in.now;
-  if (memory.retry_at && now < *memory.retry_at && !plan.evict.empty()) {  // ACT-5: retry after resizeRetryInterval
-    for (da::PodPlan& pp : plan.pods) {
-      if (std::find(plan.evict.begin(), plan.evict.end(), pp.name) != plan.evict.end()) {
-        pp.result = da::Result::kBlockedRetrying;
-      }
-    }
-    plan.evict.clear();
-    plan.result = da::Result::kBlockedRetrying;
-    plan.requeue_after = std::min<common::Duration>(plan.requeue_after, *memory.retry_at - now);
-  }
   const std::string& ns = w.ns;
   std::optional<common::TimePoint> next_retry;
   std::optional<common::TimePoint> evicted_at;
@@ -189,7 +166,7 @@ void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, Evict
     if (!p) continue;
     act::EvictionResult r = run.evictor->evict({ns, p->name, p->uid}, run.reason);  // ACT-4
     da::EvictionOutcome outcome =
-        da::on_eviction_result(status_of(r), in.settings.retry_pdb, in.settings.resize_retry_interval);
+        da::on_eviction_result(answer_of(r), in.settings.retry_pdb, in.settings.resize_retry_interval);
     da::apply_outcome(plan, in, name, outcome);
     if (r.succeeded()) evicted_at = now;
     // ACT-3: expected until the cache shows the pod terminating or gone.
@@ -249,6 +226,7 @@ da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemo
   in.last_eviction = memory.last_eviction;
   in.pdb_blocked = memory.pdb_blocked;
   in.sent_evictions = memory.sent_evictions;
+  in.retry_at = memory.retry_at;
   da::Plan plan = da::decide(in);
   carry_out(run, plan, in, memory, w);
   memories.put(key, std::move(memory));

@@ -284,6 +284,7 @@ pk::PoolPod pool_pod(const api::PodView& p, const std::vector<const api::PdbView
     if (b && b->disruptions_allowed <= 0 && pdb_selects(*b, p)) facts.pdb_blocked = true;
   }
   facts.terminating = p.deleting;
+  out.leaving = p.deleting;
   read_scheduling(p, out, facts);
   // CON-5b: KAI 0.18's compute mode, from the pod-level annotation or a container's.
   if (const api::IStr* m = p.annotation(api::keys::kGpuComputeSharingMode)) out.compute_mode = m->str();

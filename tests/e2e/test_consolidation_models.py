@@ -140,8 +140,16 @@ def test_a_destination_filled_during_the_drain_aborts_it(env):  # CON-7a, CON-8
              timeout=30, what="the PDB allowing one disruption")
     sim.kubectl("uncordon", "-l", "pool=ab")
     apply(sim, policy("con-ab", "ab"))
-    wait_for(lambda: consolidation_taints(sim).get("ab-node-1") == "con-ab", timeout=60, interval=0.2,
-             what="ab-node-1 tainted")
+    try:
+        wait_for(lambda: consolidation_taints(sim).get("ab-node-1") == "con-ab", timeout=60, interval=0.2,
+                 what="ab-node-1 tainted")
+        # The PDB refuses the second eviction (the first one spent its one disruption): the drain waits, it does
+        # not stop (CON-7 (3)).
+        wait_for(lambda: "refused by a PodDisruptionBudget" in available(sim, "con-ab")["message"], timeout=30,
+                 interval=0.3, what="the second eviction refused and retried")
+    except AssertionError as e:
+        raise AssertionError(f"{e}; policy status: {get_policy(sim, 'con-ab').get('status')}; "
+                             f"{[l for l in engine.lines if l.get('policy') == 'con-ab'][:6]}") from None
     # A new pod takes the room the second replica was planned into: ab-node-0 holds 0.5, the first replacement
     # 0.2 and the newcomer 0.3, and the second replica's 0.2 no longer fits under the cap (0.96).
     filler = deployment("ab-filler", "0.3")

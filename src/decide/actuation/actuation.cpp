@@ -243,6 +243,15 @@ Plan decide(const Input& in) {
     if (writes) pp.write_constraints = updated_constraints(current_constraints(p), pp.constraints);
     plan.pods.push_back(std::move(pp));
   }
+  if (in.retry_at && in.now < *in.retry_at && !plan.evict.empty()) {  // ACT-5: retry after resizeRetryInterval
+    for (PodPlan& pp : plan.pods) {
+      if (!pp.evict) continue;
+      pp.evict = false;
+      pp.result = Result::kBlockedRetrying;
+    }
+    plan.evict.clear();
+    requeue = std::min(requeue, *in.retry_at - in.now);
+  }
   plan.requeue_after = clamp_requeue(requeue);
   summarize(plan);
   return plan;

@@ -22,6 +22,11 @@
 #include "decide/packing/model.h"
 #include "decide/packing/gpu_device.h"
 
+namespace kubex::decide {
+struct AdmissionInput;
+struct AdmissionDecision;
+}  // namespace kubex::decide
+
 namespace kubex::decide::actuation {
 
 // ACT-1: per target container with a GPU, its value in hundredths and whether it is a fraction
@@ -145,6 +150,8 @@ struct Input {
   std::set<std::string> pdb_blocked;  // ACT-5 memory: pdb_key()s refused with retryPodDisruptionBudget off
   GuardState guard;                   // ACT-7 memory
   std::optional<common::TimePoint> last_eviction;  // the workload's last accepted eviction
+  // ACT-5 memory: after a refused (retried) or failed eviction, no eviction before this time (BLOCKED_RETRYING).
+  std::optional<common::TimePoint> retry_at;
   // ACT-3 expectations, as client-go's controllers keep them: the evictions the engine has sent (pod uid → when),
   // kept until the cache shows the pod terminating or gone. A pod whose eviction is still expected counts as in
   // flight and is never sent a second one (steps.h pending_evictions()).
@@ -199,6 +206,11 @@ struct Plan {
 // WOULD_EVICT and writes nothing.
 Plan decide(const Input& in);
 
+// ACT-1: the admission decision (ADM-5…13) for a new pod of the workload now, with pause-until lifted on the pod
+// template, the workload, its template and the namespace, and automationEnabled on: ACT-2 judges both itself
+// (pause-active, automation-disabled).
+AdmissionDecision desired_admission(const AdmissionInput& in);
+
 // ACT-2a: does any candidate of `in` want more GPU than it holds (an upsize, or a fraction becoming whole)? The
 // controller then reads the pool snapshot into Input::pool before calling decide(). False in a rollback.
 bool needs_pool(const Input& in);
@@ -221,10 +233,18 @@ struct EvictionOutcome {
   bool event_blocked = false;      // EvictionBlocked (Warning) on the pod (429)
 };
 
-// ACT-4/ACT-5 for the HTTP status of a policy/v1 Eviction (0 = no response): 200/201 accepted and 404 gone
-// are EVICTED; 429 is BLOCKED_RETRYING after `retry_interval` with retryPodDisruptionBudget, else BLOCKED
-// with pdb-blocked remembered; anything else is an error, BLOCKED_RETRYING after `retry_interval`.
-EvictionOutcome on_eviction_result(int status, bool retry_pdb, common::Duration retry_interval);
+// What the API server answered a policy/v1 Eviction, as act::Evictor reports it.
+enum class EvictionAnswer {
+  kAccepted,         // 200/201: the pod is now terminating
+  kGone,             // 404, or the uid precondition failed: the pod meant is gone
+  kRefusedByBudget,  // 429: a PodDisruptionBudget refused it
+  kFailed,           // anything else, no answer included
+};
+
+// ACT-4/ACT-5: accepted and gone are EVICTED (only an accepted eviction is announced on the pod); a budget's
+// refusal is BLOCKED_RETRYING after `retry_interval` with retryPodDisruptionBudget, else BLOCKED with pdb-blocked
+// remembered; a failure is BLOCKED_RETRYING after `retry_interval`.
+EvictionOutcome on_eviction_result(EvictionAnswer answer, bool retry_pdb, common::Duration retry_interval);
 
 // Folds the outcome of evicting `pod` (one of plan.evict) back into `plan`: the pod's result and failed
 // checks (pdb-blocked, or eviction-failed for other errors), its constraints and write_constraints

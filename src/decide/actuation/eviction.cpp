@@ -6,14 +6,14 @@
 
 namespace kubex::decide::actuation {
 
-EvictionOutcome on_eviction_result(int status, bool retry_pdb, common::Duration retry_interval) {
+EvictionOutcome on_eviction_result(EvictionAnswer answer, bool retry_pdb, common::Duration retry_interval) {
   EvictionOutcome o;
-  if (status == 200 || status == 201) {
+  if (answer == EvictionAnswer::kAccepted) {
     o.event_evicted = true;
     return o;
   }
-  if (status == 404) return o;  // the pod is gone: success, nothing to announce on it
-  if (status == 429) {
+  if (answer == EvictionAnswer::kGone) return o;  // success, nothing to announce on a pod that is not there
+  if (answer == EvictionAnswer::kRefusedByBudget) {
     o.metric = "pdb_blocked";
     o.event_blocked = true;
     if (retry_pdb) {

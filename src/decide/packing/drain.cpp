@@ -105,7 +105,7 @@ DrainDecision next_drain_step(const DrainInput& in) {
     } else {
       for (const Placement& pl : again.placements) {  // the pods not yet leaving, in placement order
         for (const PoolPod* p : left)
-          if (p->ns == pl.ns && p->name == pl.name && p->unmovable != "terminating") step.evict.push_back(*p);
+          if (p->ns == pl.ns && p->name == pl.name && !p->leaving) step.evict.push_back(*p);
       }
       step.action = step.evict.empty() ? DrainAction::kWait : DrainAction::kEvict;
       step.reason = "Draining";

@@ -59,7 +59,9 @@ struct DrainDecision {
 DrainDecision next_drain_step(const DrainInput& in);
 
 // CON-7a: can every GPU pod still on `node` that is not already leaving go to the other destinations of the pool
-// now? (A pod already leaving is not placed again: its replacement is counted where it lands.) The result's `feasible`, `reason` (CON-6a wording, or "unmovable pod
+// now? A pod already leaving is not placed again (its replacement is counted where it lands); a pod whose
+// PodDisruptionBudget the drain's own evictions spent is placed but does not stop the drain (its eviction is
+// retried, CON-7 (3)). Any other unmovable pod does. The result's `feasible`, `reason` (CON-6a wording, or "unmovable pod
 // <ns>/<name>: <why>" for a pod that became unmovable) and `blocker`.
 Candidate recheck_drain(const Pool& pool, const std::string& node, const Options& options);
 

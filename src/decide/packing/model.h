@@ -80,6 +80,9 @@ struct PoolPod {
   std::vector<Toleration> tolerations;             // spec.tolerations (CON-6a)
   // Why the pod may not be moved ("" = movable): unmovable_reason() of movability.h (CON-4, CON-6a).
   std::string unmovable;
+  // metadata.deletionTimestamp is set: the pod is leaving (a drain's eviction, a rollout). Whatever `unmovable`
+  // names first (a PDB the same eviction spent comes before it), a leaving pod is not placed again (CON-7a).
+  bool leaving = false;
   // CON-5b: KAI 0.18's compute mode of a fraction, "" (time-slicing, the default) or "sm-sharing" (gpu_device.h).
   std::string compute_mode;
 

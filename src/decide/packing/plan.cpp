@@ -72,7 +72,7 @@ void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& 
   // lands. Candidates of a plan never hold one (CON-4: terminating pods are unmovable).
   std::vector<const PoolPod*> moving;
   for (std::size_t i : s.nodes[cand].pods)
-    if (s.pods[i].pod->has_gpu() && s.pods[i].pod->unmovable != "terminating") moving.push_back(s.pods[i].pod);
+    if (s.pods[i].pod->has_gpu() && !s.pods[i].pod->leaving) moving.push_back(s.pods[i].pod);
   std::sort(moving.begin(), moving.end(), placement_order);
   const std::string& product = s.nodes[cand].product;
   for (const PoolPod* pod : moving) {
@@ -234,10 +234,13 @@ Candidate recheck_state(const State& s, const std::string& node, const Options& 
   }
   const NodeState& n = s.nodes[idx];
   c.utilization_centi_percent = centi_percent(n.allocated, n.node->gpu_capacity);
-  const PoolPod* unmovable = nullptr;  // CON-4 again; pods already leaving are not placed again
+  // CON-4 again. Two reasons are the drain's own doing and do not stop it: a pod already leaving (not placed
+  // again), and a PodDisruptionBudget the drain's earlier evictions spent (its pod still needs a place; the 429 is
+  // retried, CON-7 (3), until the drain is done or blocked, CON-8).
+  const PoolPod* unmovable = nullptr;
   for (std::size_t i : n.pods) {
     const PoolPod& p = *s.pods[i].pod;
-    if (p.has_gpu() && !p.unmovable.empty() && p.unmovable != "terminating" &&
+    if (p.has_gpu() && !p.leaving && !p.unmovable.empty() && p.unmovable != "PDB allows no disruption" &&
         (unmovable == nullptr || p.key() < unmovable->key()))
       unmovable = &p;
   }

@@ -88,6 +88,7 @@ TEST(GpuInventory, UnmovablePods) {  // CON-4, CON-6a
   json term = pod_json();
   term["metadata"]["deletionTimestamp"] = "2027-01-01T00:00:00Z";
   EXPECT_EQ(model(term).unmovable, "terminating");
+  EXPECT_TRUE(model(term).leaving);  // CON-7a: not placed again
   json anti = pod_json();
   anti["spec"]["affinity"]["podAntiAffinity"] = {{"requiredDuringSchedulingIgnoredDuringExecution",
                                                   json::array({{{"topologyKey", "kubernetes.io/hostname"}}})}};

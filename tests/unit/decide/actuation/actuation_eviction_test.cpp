@@ -9,7 +9,7 @@ namespace kubex::decide::actuation::test {
 namespace {
 
 struct Case {
-  int status;
+  EvictionAnswer status;
   bool retry_pdb;
   Result result;
   std::optional<common::Duration> retry_after;
@@ -21,30 +21,29 @@ struct Case {
 
 TEST(ActuationEvictionResult, Table) {
   const Case cases[] = {
-      // ACT-4: accepted; PolicyEvaluationEvictResize on the pod.
-      {200, true, Result::kEvicted, std::nullopt, "", false, "success", true, false},
-      {201, false, Result::kEvicted, std::nullopt, "", false, "success", true, false},
-      // 404: the pod is gone, which is success (no event on a pod that is not there).
-      {404, true, Result::kEvicted, std::nullopt, "", false, "success", false, false},
+      // ACT-4: accepted (200/201); PolicyEvaluationEvictResize on the pod.
+      {EvictionAnswer::kAccepted, true, Result::kEvicted, std::nullopt, "", false, "success", true, false},
+      {EvictionAnswer::kAccepted, false, Result::kEvicted, std::nullopt, "", false, "success", true, false},
+      // 404 (or a uid precondition naming another pod): the pod is gone, which is success (no event on a pod that is not there).
+      {EvictionAnswer::kGone, true, Result::kEvicted, std::nullopt, "", false, "success", false, false},
       // ACT-5: 429 with retryPodDisruptionBudget: retry after resizeRetryInterval.
-      {429, true, Result::kBlockedRetrying, 30s, "", false, "pdb_blocked", false, true},
+      {EvictionAnswer::kRefusedByBudget, true, Result::kBlockedRetrying, 30s, "", false, "pdb_blocked", false, true},
       // ACT-5: 429 without: pdb-blocked, no retry until the desired value or the pod changes.
-      {429, false, Result::kBlocked, std::nullopt, "pdb-blocked", true, "pdb_blocked", false, true},
-      // Any other error is retried after resizeRetryInterval, whatever retryPodDisruptionBudget says.
-      {500, false, Result::kBlockedRetrying, 30s, "", false, "error", false, false},
-      {403, true, Result::kBlockedRetrying, 30s, "", false, "error", false, false},
-      {409, false, Result::kBlockedRetrying, 30s, "", false, "error", false, false},
-      {0, false, Result::kBlockedRetrying, 30s, "", false, "error", false, false},  // no response
+      {EvictionAnswer::kRefusedByBudget, false, Result::kBlocked, std::nullopt, "pdb-blocked", true, "pdb_blocked", false, true},
+      // Any other answer (5xx, 403, a conflict, none at all) is retried after resizeRetryInterval, whatever
+      // retryPodDisruptionBudget says.
+      {EvictionAnswer::kFailed, false, Result::kBlockedRetrying, 30s, "", false, "error", false, false},
+      {EvictionAnswer::kFailed, true, Result::kBlockedRetrying, 30s, "", false, "error", false, false},
   };
   for (const Case& c : cases) {
     const EvictionOutcome o = on_eviction_result(c.status, c.retry_pdb, 30s);
-    EXPECT_EQ(o.result, c.result) << c.status;
-    EXPECT_EQ(o.retry_after, c.retry_after) << c.status;
-    EXPECT_EQ(o.constraint, c.constraint) << c.status;
-    EXPECT_EQ(o.remember, c.remember) << c.status;
-    EXPECT_STREQ(o.metric, c.metric) << c.status;
-    EXPECT_EQ(o.event_evicted, c.event_evicted) << c.status;
-    EXPECT_EQ(o.event_blocked, c.event_blocked) << c.status;
+    EXPECT_EQ(o.result, c.result) << static_cast<int>(c.status);
+    EXPECT_EQ(o.retry_after, c.retry_after) << static_cast<int>(c.status);
+    EXPECT_EQ(o.constraint, c.constraint) << static_cast<int>(c.status);
+    EXPECT_EQ(o.remember, c.remember) << static_cast<int>(c.status);
+    EXPECT_STREQ(o.metric, c.metric) << static_cast<int>(c.status);
+    EXPECT_EQ(o.event_evicted, c.event_evicted) << static_cast<int>(c.status);
+    EXPECT_EQ(o.event_blocked, c.event_blocked) << static_cast<int>(c.status);
   }
 }
 
@@ -56,7 +55,7 @@ TEST(ActuationEvictionResult, PdbRefusalRetried) {
   Plan plan = decide(in);
   ASSERT_EQ(plan.evict, (std::vector<std::string>{"a"}));
   EXPECT_EQ(plan.result, Result::kEvicted);
-  apply_outcome(plan, in, "a", on_eviction_result(429, true, in.settings.resize_retry_interval));
+  apply_outcome(plan, in, "a", on_eviction_result(EvictionAnswer::kRefusedByBudget, true, in.settings.resize_retry_interval));
   EXPECT_EQ(plan.result, Result::kBlockedRetrying);
   EXPECT_EQ(plan.pod, "a");
   EXPECT_EQ(plan.failed, (std::vector<Check>{{"pdb-blocked", ""}}));
@@ -71,7 +70,7 @@ TEST(ActuationEvictionResult, PdbRefusalRemembered) {
   Input in = starter({pod("a", one(frac("app", 25)), 3h), pod("b", one(frac("app", 25)), 2h)});
   in.settings.retry_pdb = false;
   Plan plan = decide(in);
-  apply_outcome(plan, in, "a", on_eviction_result(429, false, in.settings.resize_retry_interval));
+  apply_outcome(plan, in, "a", on_eviction_result(EvictionAnswer::kRefusedByBudget, false, in.settings.resize_retry_interval));
   EXPECT_EQ(plan.result, Result::kBlocked);
   EXPECT_EQ(plan.failed, (std::vector<Check>{{"pdb-blocked", "pdb-blocked"}}));
   EXPECT_EQ(find(plan, "a")->constraints, (std::vector<std::string>{"pdb-blocked"}));
@@ -108,7 +107,7 @@ TEST(ActuationEvictionResult, PdbRefusalRemembered) {
 TEST(ActuationEvictionResult, OtherErrorRetried) {
   Input in = starter({pod("a", one(frac("app", 25)))});
   Plan plan = decide(in);
-  apply_outcome(plan, in, "a", on_eviction_result(500, false, 30s));
+  apply_outcome(plan, in, "a", on_eviction_result(EvictionAnswer::kFailed, false, 30s));
   EXPECT_EQ(plan.result, Result::kBlockedRetrying);
   EXPECT_EQ(plan.failed, (std::vector<Check>{{"eviction-failed", ""}}));
   EXPECT_EQ(plan.requeue_after, 30s);
@@ -119,11 +118,11 @@ TEST(ActuationEvictionResult, OtherErrorRetried) {
 TEST(ActuationEvictionResult, AcceptedAndUnknown) {
   Input in = starter({pod("a", one(frac("app", 25)))});
   Plan plan = decide(in);
-  apply_outcome(plan, in, "a", on_eviction_result(201, true, 30s));
+  apply_outcome(plan, in, "a", on_eviction_result(EvictionAnswer::kAccepted, true, 30s));
   EXPECT_EQ(plan.result, Result::kEvicted);
   EXPECT_TRUE(plan.failed.empty());
   const Plan before = plan;
-  apply_outcome(plan, in, "nope", on_eviction_result(429, false, 30s));
+  apply_outcome(plan, in, "nope", on_eviction_result(EvictionAnswer::kRefusedByBudget, false, 30s));
   EXPECT_EQ(plan.result, before.result);
   EXPECT_EQ(plan.pdb_blocked, before.pdb_blocked);
 }

@@ -82,8 +82,11 @@ TEST(DrainLifecycle, UnderWayItEvictsThePodsNotYetLeaving) {  // CON-7 (3), CON-
 
 TEST(DrainLifecycle, UnderWayWithEveryPodLeavingItWaits) {  // CON-7
   Pool p = tainted(example(), "n2");
-  for (PoolPod& pod : p.pods)
-    if (pod.name == "p2") pod.unmovable = "terminating";
+  for (PoolPod& pod : p.pods) {
+    if (pod.name != "p2") continue;
+    pod.leaving = true;
+    pod.unmovable = "PDB allows no disruption";  // the eviction it got spent its budget: still only leaving
+  }
   DrainInput in = input(p);
   in.drain = DrainUnderWay{"n2", kNow - 10s};
   EXPECT_EQ(next_drain_step(in).action, DrainAction::kWait);
@@ -135,11 +138,28 @@ TEST(DrainLifecycle, APodBecomingUnmovableAbortsTheDrain) {  // CON-7a
   EXPECT_EQ(s.message, "drain of node n2 aborted: unmovable pod ml/p2: do-not-disrupt; its taint was removed");
 }
 
+TEST(DrainLifecycle, ABudgetSpentByTheDrainItselfDoesNotAbortIt) {  // CON-7 (3), CON-7a
+  // Two replicas under a PDB allowing one disruption: the first eviction spends it, the second pod's 429 is
+  // retried rather than read as "unmovable".
+  Pool p = tainted(example(), "n2");
+  for (PoolPod& pod : p.pods)
+    if (pod.name == "p2") pod.unmovable = "PDB allows no disruption";
+  DrainInput in = input(p);
+  in.drain = DrainUnderWay{"n2", kNow - 5s};
+  DrainDecision s = next_drain_step(in);
+  EXPECT_EQ(s.action, DrainAction::kEvict);
+  ASSERT_EQ(s.evict.size(), 1u);
+  EXPECT_EQ(s.evict[0].name, "p2");
+}
+
 TEST(DrainLifecycle, APodAlreadyLeavingIsNotPlacedTwice) {  // CON-7a: its replacement already took its room
   Pool p = tainted(example(), "n2");
   p.pods.push_back(frac("p5", "n2", 25));
-  for (PoolPod& pod : p.pods)
-    if (pod.name == "p2") pod.unmovable = "terminating";
+  for (PoolPod& pod : p.pods) {
+    if (pod.name != "p2") continue;
+    pod.leaving = true;
+    pod.unmovable = "PDB allows no disruption";  // what CON-4 names first once its eviction spent the budget
+  }
   p.pods.push_back(frac("p2-replacement", "n1", 25));  // n1 is full now; p5 goes to n3
   Candidate c = recheck_drain(p, "n2", Options{});
   ASSERT_TRUE(c.feasible) << c.reason;
