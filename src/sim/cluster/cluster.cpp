@@ -2,23 +2,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/hash.h"
 #include "common/yaml.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/context.h"
+#include "sim/cluster/node_objects.h"
 #include "sim/cluster/subsystem.h"
 
 namespace kubex::sim::cluster {
 
 using nlohmann::json;
-
-namespace {
-// A stable UUID-shaped identifier derived from `seed` (node identities must not change across restarts).
-std::string uuid_of(const std::string& seed) {
-  std::string h = common::sha256_hex(seed);
-  return h.substr(0, 8) + "-" + h.substr(8, 4) + "-" + h.substr(12, 4) + "-" + h.substr(16, 4) + "-" + h.substr(20, 12);
-}
-}  // namespace
 
 std::string queue_crd_yaml() {
   return R"(apiVersion: apiextensions.k8s.io/v1
@@ -147,60 +139,11 @@ common::Result<void> Cluster::install_crds() {
 
 common::Result<void> Cluster::create_nodes() {
   int index = 0;
-  for (const auto& pool : ctx_->config().pools) {
-    for (int i = 0; i < pool.count; ++i, ++index) {
-      std::string name = pool.name + "-node-" + std::to_string(i);
-      if (ctx_->client().get(core_path("nodes", "", name)).ok()) continue;
-      json labels = {{"kubernetes.io/hostname", name},
-                     {"kubernetes.io/os", "linux"},
-                     {"kubernetes.io/arch", "amd64"},
-                     {"node.kubernetes.io/instance-type", "sim-" + pool.name},
-                     {"sim.kubex.ai/node-pool", pool.name},
-                     {"sim.kubex.ai/node-index", std::to_string(index)}};
-      json capacity = {{"cpu", pool.cpu}, {"memory", pool.memory}, {"pods", std::to_string(pool.max_pods)},
-                       {"ephemeral-storage", "100Gi"}};
-      if (pool.gpus_per_node > 0) {
-        labels["nvidia.com/gpu.present"] = "true";
-        labels["nvidia.com/gpu.product"] = pool.gpu_product;
-        labels["nvidia.com/gpu.memory"] = std::to_string(pool.gpu_memory_mib);
-        labels["nvidia.com/gpu.count"] = std::to_string(pool.gpus_per_node);
-        capacity[api::keys::kGpuResource] = std::to_string(pool.gpus_per_node);
-      }
-      for (const auto& [k, v] : pool.labels) labels[k] = v;
-      std::string ip = "10.0." + std::to_string(index / 250) + "." + std::to_string(index % 250 + 2);
-      json node = {{"apiVersion", "v1"},
-                   {"kind", "Node"},
-                   {"metadata", {{"name", name}, {"labels", labels}}},
-                   {"spec", {{"podCIDR", "10.244." + std::to_string(index % 256) + ".0/24"}}},
-                   {"status",
-                    {{"capacity", capacity},
-                     {"allocatable", capacity},
-                     {"addresses", {{{"type", "InternalIP"}, {"address", ip}}, {{"type", "Hostname"}, {"address", name}}}},
-                     {"nodeInfo",
-                      {{"machineID", common::sha256_hex(name).substr(0, 32)},
-                       {"systemUUID", uuid_of(name)},
-                       {"bootID", uuid_of("boot/" + name)},
-                       {"kernelVersion", "6.1.0-kubex-sim"},
-                       {"kubeletVersion", "v1.32.0-kubex-sim"},
-                       {"kubeProxyVersion", "v1.32.0-kubex-sim"},
-                       {"containerRuntimeVersion", "containerd://1.7.0-kubex-sim"},
-                       {"osImage", "kubex-sim"},
-                       {"operatingSystem", "linux"},
-                       {"architecture", "amd64"}}},
-                     {"conditions",
-                      {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"},
-                        {"message", "kubelet is posting ready status (simulated)"}},
-                       {{"type", "MemoryPressure"}, {"status", "False"}, {"reason", "KubeletHasSufficientMemory"}},
-                       {{"type", "DiskPressure"}, {"status", "False"}, {"reason", "KubeletHasNoDiskPressure"}},
-                       {{"type", "PIDPressure"}, {"status", "False"}, {"reason", "KubeletHasSufficientPID"}}}}}}};
-      for (const auto& t : pool.taints) {
-        json taint = {{"key", t.key}, {"effect", t.effect}};
-        if (!t.value.empty()) taint["value"] = t.value;
-        node["spec"]["taints"].push_back(taint);
-      }
-      auto r = ctx_->client().create(core_path("nodes", ""), node);
-      if (!r.ok()) return common::fail("creating node " + name + ": " + r.body);
-    }
+  for (const auto& spec : node_specs(ctx_->config())) {
+    int i = index++;
+    if (ctx_->client().get(core_path("nodes", "", spec.name)).ok()) continue;
+    auto r = ctx_->client().create(core_path("nodes", ""), node_object(spec, i));
+    if (!r.ok()) return common::fail("creating node " + spec.name + ": " + r.body);
   }
   return {};
 }

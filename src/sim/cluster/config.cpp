@@ -6,6 +6,7 @@
 #include "common/file_io.h"
 #include "common/quantity.h"
 #include "common/yaml.h"
+#include "sim/gpu/gpu_catalog.h"
 
 namespace kubex::sim::cluster {
 
@@ -41,6 +42,57 @@ common::Result<std::chrono::milliseconds> duration_at(const json& obj, const cha
   return std::chrono::duration_cast<std::chrono::milliseconds>(*d);
 }
 
+// An integer field (absent: `def`); a value of another type is an error naming the field, not an exception.
+common::Result<std::int64_t> int_at(const json& obj, const char* key, std::int64_t def,
+                                    const std::string& path) {
+  if (!obj.contains(key)) return def;
+  const json& v = obj[key];
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float() &&
+      v.get<double>() == static_cast<double>(static_cast<std::int64_t>(v.get<double>()))) {
+    return static_cast<std::int64_t>(v.get<double>());
+  }
+  return common::fail("must be an integer", path + "." + key);
+}
+
+// The GPU fields of a pool (SIM-5): gpuProduct, gpuMemoryMiB (from the model table when absent) and
+// driverReserveMiB.
+common::Result<void> parse_pool_gpu(const json& p, const std::string& path, NodePool& np) {
+  bool named = p.contains("gpuProduct");
+  if (named) {
+    if (!p["gpuProduct"].is_string() || p["gpuProduct"].get<std::string>().empty()) {
+      return common::fail("must be a non-empty string", path + ".gpuProduct");
+    }
+    np.gpu_product = p["gpuProduct"].get<std::string>();
+  }
+  if (p.contains("gpuMemoryMiB")) {
+    auto m = int_at(p, "gpuMemoryMiB", 0, path);
+    if (!m) return std::unexpected(m.error());
+    if (*m <= 0) return common::fail("must be > 0", path + ".gpuMemoryMiB");
+    np.gpu_memory_mib = *m;
+  } else if (named) {
+    // Without gpuProduct the pool keeps the historical default (Tesla-T4, 16384 MiB).
+    if (const auto* known = gpu::find_known_gpu(np.gpu_product)) {
+      np.gpu_memory_mib = known->memory_mib;
+    } else if (np.gpus_per_node > 0) {
+      return common::fail(
+          "required for GPU model \"" + np.gpu_product + "\" (known models: " + gpu::known_gpu_names() + ")",
+          path + ".gpuMemoryMiB");
+    }
+  }
+  if (p.contains("driverReserveMiB")) {
+    auto r = int_at(p, "driverReserveMiB", 0, path);
+    if (!r) return std::unexpected(r.error());
+    if (*r < 0 || *r >= np.gpu_memory_mib) {
+      return common::fail(
+          "must be >= 0 and less than the GPU memory (" + std::to_string(np.gpu_memory_mib) + " MiB)",
+          path + ".driverReserveMiB");
+    }
+    np.driver_reserve_mib = *r;
+  }
+  return {};
+}
+
 std::string quantity_string(const json& v) {
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
@@ -61,24 +113,32 @@ common::Result<ClusterConfig> ClusterConfig::parse(const json& doc) {
       std::string path = "nodePools[" + std::to_string(i) + "]";
       if (!p.is_object()) return common::fail("must be a mapping", path);
       NodePool np;
+      if (p.contains("name") && !p["name"].is_string()) {
+        return common::fail("must be a string", path + ".name");
+      }
       np.name = p.value("name", "");
       if (np.name.empty()) return common::fail("required", path + ".name");
       for (const auto& other : c.pools) {
         if (other.name == np.name) return common::fail("duplicate pool name \"" + np.name + "\"", path + ".name");
       }
-      np.count = p.value("count", 1);
-      if (np.count < 0) return common::fail("must be >= 0", path + ".count");
-      np.gpus_per_node = p.value("gpusPerNode", 0);
-      if (np.gpus_per_node < 0) return common::fail("must be >= 0", path + ".gpusPerNode");
-      np.gpu_product = p.value("gpuProduct", np.gpu_product);
-      np.gpu_memory_mib = p.value("gpuMemoryMiB", np.gpu_memory_mib);
-      if (np.gpu_memory_mib <= 0) return common::fail("must be > 0", path + ".gpuMemoryMiB");
+      for (auto [key, field] : {std::pair{"count", &np.count}, std::pair{"gpusPerNode", &np.gpus_per_node}}) {
+        auto v = int_at(p, key, *field, path);
+        if (!v) return std::unexpected(v.error());
+        if (*v < 0 || *v > 1'000'000) return common::fail("must be between 0 and 1000000", path + "." + key);
+        *field = static_cast<int>(*v);
+      }
+      if (auto g = parse_pool_gpu(p, path, np); !g) return std::unexpected(g.error());
       if (p.contains("cpu")) np.cpu = quantity_string(p["cpu"]);
       if (p.contains("memory")) np.memory = quantity_string(p["memory"]);
       for (const auto& [field, value] : {std::pair{"cpu", np.cpu}, std::pair{"memory", np.memory}}) {
         if (!common::Quantity::parse(value)) return common::fail("must be a valid quantity", path + "." + field);
       }
-      np.max_pods = p.value("maxPods", 110);
+      auto max_pods = int_at(p, "maxPods", 110, path);
+      if (!max_pods) return std::unexpected(max_pods.error());
+      if (*max_pods < 0 || *max_pods > 1'000'000) {
+        return common::fail("must be between 0 and 1000000", path + ".maxPods");
+      }
+      np.max_pods = static_cast<int>(*max_pods);
       if (p.contains("labels")) {
         if (!p["labels"].is_object()) return common::fail("must be a mapping", path + ".labels");
         for (auto& [k, v] : p["labels"].items()) np.labels[k] = v.is_string() ? v.get<std::string>() : v.dump();
@@ -87,8 +147,11 @@ common::Result<ClusterConfig> ClusterConfig::parse(const json& doc) {
         if (!p["taints"].is_array()) return common::fail("must be a list", path + ".taints");
         for (std::size_t t = 0; t < p["taints"].size(); ++t) {
           const json& taint = p["taints"][t];
-          std::string effect = taint.value("effect", "");
-          if (!taint.contains("key") ||
+          bool strings = taint.is_object() && taint.value("key", json("")).is_string() &&
+                         taint.value("value", json("")).is_string() &&
+                         taint.value("effect", json("")).is_string();
+          std::string effect = strings ? taint.value("effect", "") : "";
+          if (!strings || !taint.contains("key") ||
               (effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != "NoExecute")) {
             return common::fail("needs a key and an effect of NoSchedule, PreferNoSchedule or NoExecute",
                                 path + ".taints[" + std::to_string(t) + "]");

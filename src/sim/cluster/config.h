@@ -3,8 +3,10 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,12 +18,31 @@ struct Taint {
   std::string key, value, effect;  // effect: NoSchedule, PreferNoSchedule or NoExecute
 };
 
+// A pool of identical nodes named <name>-node-<i>. It names its GPU model in `gpuProduct` (SIM-5): a model
+// of sim/gpu/gpu_catalog.h gets its memory from there unless `gpuMemoryMiB` is given; any other model needs
+// `gpuMemoryMiB`. Without `gpuProduct` a pool keeps the historical default, Tesla-T4 with 16384 MiB.
 struct NodePool {
   std::string name;
   int count = 1;
   int gpus_per_node = 0;
   std::string gpu_product = "Tesla-T4";
   std::int64_t gpu_memory_mib = 16384;
+  // driverReserveMiB: memory the driver keeps on every GPU; unset = gpu::default_driver_reserve_mib.
+  std::optional<std::int64_t> driver_reserve_mib;
+  std::string cpu = "16";
+  std::string memory = "64Gi";
+  int max_pods = 110;
+  std::map<std::string, std::string> labels;
+  std::vector<Taint> taints;
+};
+
+// One node to create: pools expand into these (node_objects.h); `serve --trace` lists them one by one.
+struct NodeSpec {
+  std::string name, pool;
+  int gpus = 0;
+  std::string gpu_product;                         // nvidia.com/gpu.product ("" = none)
+  std::int64_t gpu_memory_mib = 0;                 // nvidia.com/gpu.memory (0 = unknown: no label)
+  std::optional<std::int64_t> driver_reserve_mib;  // unset = gpu::default_driver_reserve_mib
   std::string cpu = "16";
   std::string memory = "64Gi";
   int max_pods = 110;
@@ -46,6 +67,7 @@ struct ModelProfile {
 
 struct ClusterConfig {
   std::vector<NodePool> pools;
+  std::vector<NodeSpec> nodes;  // explicit nodes (a trace's), created after the pools' nodes
   KubeletConfig kubelet;
   std::string memory_isolation = "None";  // None | HAMiCore
   std::map<std::string, ModelProfile> model_profiles;

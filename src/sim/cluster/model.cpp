@@ -6,6 +6,7 @@
 #include "common/hash.h"
 #include "common/quantity.h"
 #include "common/time_format.h"
+#include "sim/gpu/gpu_catalog.h"
 
 namespace kubex::sim::cluster {
 
@@ -189,6 +190,17 @@ SimNode parse_node(const json& node) {
     try {
       n.gpu_memory_mib = std::stoll(it->second);
     } catch (...) {
+    }
+  }
+  if (n.gpu_memory_mib < 0) n.gpu_memory_mib = 0;
+  n.gpu_driver_reserve_mib = gpu::default_driver_reserve_mib(n.gpu_memory_mib);
+  if (auto a = m.find("annotations"); a != m.end() && a->is_object()) {
+    if (auto it = a->find(kDriverReserveAnnotation); it != a->end() && it->is_string()) {
+      try {
+        n.gpu_driver_reserve_mib =
+            std::clamp<std::int64_t>(std::stoll(it->get<std::string>()), 0, n.gpu_memory_mib);
+      } catch (...) {
+      }
     }
   }
   if (auto it = n.labels.find("sim.kubex.ai/node-index"); it != n.labels.end()) {

@@ -22,6 +22,8 @@ namespace kubex::sim::cluster {
 
 // Physical GPU indices a pod's containers use on its node ("0,1"), written by the kubelet emulation.
 inline constexpr const char* kGpuIndicesAnnotation = "sim.kubex.ai/gpu-indices";
+// The memory the driver keeps on each GPU of a node, in MiB (SIM-5), on the nodes kubex-sim creates.
+inline constexpr const char* kDriverReserveAnnotation = "sim.kubex.ai/gpu-driver-reserve-mib";
 
 struct SimContainer {
   std::string name;
@@ -66,11 +68,16 @@ struct SimNode {
   std::string taints_json;
   bool unschedulable = false, ready = true;
   std::int64_t cpu_milli = 0, memory_bytes = 0, pods = 110, gpus = 0;
-  std::int64_t gpu_memory_mib = 0;
+  std::int64_t gpu_memory_mib = 0;          // per GPU, from nvidia.com/gpu.memory (0 = unknown)
+  std::int64_t gpu_driver_reserve_mib = 0;  // kDriverReserveAnnotation, else the default for the memory
   std::string gpu_product;
   int index = 0;  // position in the cluster (for IPs)
   // Physical GPU UUIDs, index order.
   std::vector<std::string> gpu_uuids;
+  // What CUDA can allocate on one GPU: the memory minus the driver reserve (0 when the memory is unknown).
+  std::int64_t usable_gpu_memory_mib() const {
+    return gpu_memory_mib > gpu_driver_reserve_mib ? gpu_memory_mib - gpu_driver_reserve_mib : 0;
+  }
 };
 
 SimPod parse_pod(const nlohmann::json& pod);

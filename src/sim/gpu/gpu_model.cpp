@@ -148,7 +148,8 @@ std::optional<std::string> GpuModel::crash_reason(const cluster::SimPod& pod,
   if (it == gpu.end()) return std::nullopt;
   Demand d = container_demand(pod, container.name, now, impl_->patterns);
   if (auto node = impl_->ctx.nodes().get(pod.node)) {
-    auto r = allocation_crash(*it, d.memory_mib, static_cast<double>(node->gpu_memory_mib), impl_->isolation);
+    auto r = allocation_crash(*it, d.memory_mib, static_cast<double>(node->gpu_memory_mib), impl_->isolation,
+                              static_cast<double>(node->gpu_driver_reserve_mib));
     if (r) return r;
   }
   if (impl_->isolation != MemoryIsolation::kNone) return std::nullopt;

@@ -94,7 +94,7 @@ std::string format_mib(double mib) {
 }
 
 std::optional<std::string> allocation_crash(const GpuContainer& g, double working_set_mib, double device_mib,
-                                            MemoryIsolation isolation) {
+                                            MemoryIsolation isolation, double driver_reserve_mib) {
   if (device_mib <= 0) return std::nullopt;
   if (g.type == AllocationType::kFraction) {
     if (isolation != MemoryIsolation::kHamiCore) return std::nullopt;
@@ -104,10 +104,14 @@ std::optional<std::string> allocation_crash(const GpuContainer& g, double workin
            format_mib(allocation) + " MiB allocation (gpu-fraction " + shortest(g.fraction) + " of a " +
            format_mib(device_mib) + " MiB GPU, HAMi-core memory isolation)";
   }
-  double capacity = static_cast<double>(g.gpus) * device_mib;
+  double reserve = std::clamp(driver_reserve_mib, 0.0, device_mib);
+  double capacity = static_cast<double>(g.gpus) * (device_mib - reserve);
   if (g.gpus <= 0 || working_set_mib <= capacity + kEpsilon) return std::nullopt;
   return "CUDA out of memory: " + format_mib(working_set_mib) + " MiB working set exceeds the " +
-         format_mib(capacity) + " MiB of its " + std::to_string(g.gpus) + " GPU" + (g.gpus == 1 ? "" : "s");
+         format_mib(capacity) + " MiB of its " + std::to_string(g.gpus) + " GPU" + (g.gpus == 1 ? "" : "s") +
+         (reserve > 0
+              ? " (" + format_mib(device_mib) + " MiB each less the driver's " + format_mib(reserve) + " MiB)"
+              : "");
 }
 
 Demand container_demand(const cluster::SimPod& pod, const std::string& container, common::TimePoint now,
@@ -230,6 +234,7 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
   for (const Device& dev : devices) {
     const std::string& uuid = dev.node->gpu_uuids[static_cast<std::size_t>(dev.index)];
     const double device_mib = static_cast<double>(dev.node->gpu_memory_mib);
+    const double usable_mib = static_cast<double>(dev.node->usable_gpu_memory_mib());
     std::vector<double> demands;
     std::vector<const Placed*> running;
     for (const auto& t : dev.tenants) {
@@ -268,14 +273,19 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
       tenants.push_back({t.pod->started, t.pod->key(), t.gpu.index, t.memory_mib});
       total += std::max(0.0, t.memory_mib);
     }
-    for (std::size_t v : overflow_victims(tenants, device_mib)) {
+    // CUDA allocates from what the driver leaves (SIM-5).
+    std::string capacity_text = format_mib(usable_mib) + " MiB";
+    if (usable_mib < device_mib) {
+      capacity_text += " usable (" + format_mib(device_mib) + " MiB less the driver's " +
+                       format_mib(device_mib - usable_mib) + " MiB)";
+    }
+    for (std::size_t v : overflow_victims(tenants, usable_mib)) {
       const Placed& t = dev.tenants[v];
       std::string key = t.pod->uid + "/" + t.pod->containers[t.gpu.index].name;
-      ev.crashes.try_emplace(key, "CUDA out of memory: GPU " + uuid + " (index " + std::to_string(dev.index) +
-                                      " on node " + dev.node->name +
-                                      ") is over-committed: working sets total " + format_mib(total) +
-                                      " MiB of " + format_mib(device_mib) + " MiB and pod " + t.pod->name +
-                                      " is the newest on it");
+      ev.crashes.try_emplace(
+          key, "CUDA out of memory: GPU " + uuid + " (index " + std::to_string(dev.index) + " on node " +
+                   dev.node->name + ") is over-committed: working sets total " + format_mib(total) +
+                   " MiB of " + capacity_text + " and pod " + t.pod->name + " is the newest on it");
     }
   }
   // Sort positions rather than the (large) samples themselves, then move each sample once.

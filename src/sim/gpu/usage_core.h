@@ -34,14 +34,16 @@ struct Tenant {
   std::size_t container = 0;  // position in the pod
   double memory_mib = 0;      // its working set on this GPU
 };
-// When the working sets exceed `capacity_mib`, the newest tenants (latest start, then the greater pod name,
-// then the later container) crash one by one until the others fit. Returns their positions in `tenants`.
+// When the working sets exceed `capacity_mib` (a GPU's usable memory: its memory less the driver reserve),
+// the newest tenants (latest start, then the greater pod name, then the later container) crash one by one
+// until the others fit. Returns their positions in `tenants`.
 std::vector<std::size_t> overflow_victims(const std::vector<Tenant>& tenants, double capacity_mib);
 
 // The crash of one container against its own allocation: under HAMi-core a fraction container may not
-// exceed fraction × device memory; a whole-GPU container never fits more than its devices' memory.
+// exceed fraction × device memory; a whole-GPU container never fits more than its devices' memory less the
+// driver reserve of each (SIM-5).
 std::optional<std::string> allocation_crash(const GpuContainer& g, double working_set_mib, double device_mib,
-                                            MemoryIsolation isolation);
+                                            MemoryIsolation isolation, double driver_reserve_mib = 0);
 
 // The demand of a container at `now`: {SM percent of one GPU, memory working set MiB}. Absent or invalid
 // annotations count as 0; `invalid` receives the keys of invalid ones (with the parse error).
