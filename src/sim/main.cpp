@@ -4,10 +4,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "common/log.h"
 #include "sim/cluster/instance.h"
+#include "sim/cluster/trace_cluster.h"
 #include "sim/demo/demo.h"
 #include "sim/gpu/gpu_model.h"
 
@@ -33,6 +36,7 @@ struct ServeOptions {
   std::string config;
   std::string metrics_listen = "127.0.0.1:0";
   bool no_cluster = false;
+  kubex::sim::cluster::TraceOptions trace;  // trace.dir empty: no trace
 };
 
 int serve(const ServeOptions& o) {
@@ -80,10 +84,35 @@ int serve(const ServeOptions& o) {
     }
     io.cluster = *cluster_config;
   }
+  std::optional<sim::cluster::Trace> trace;
+  if (!o.trace.dir.empty()) {
+    auto t = sim::cluster::load_trace(o.trace);
+    if (!t) {
+      std::fprintf(stderr, "kubex-sim: invalid --trace: %s\n", t.error().str().c_str());
+      return 2;
+    }
+    trace = std::move(*t);
+    io.cluster.pools.clear();  // the trace's nodes replace the pools; the rest of --config still applies
+    io.cluster.nodes = trace->nodes;
+  }
   auto instance = sim::cluster::Instance::start(io, sim::gpu::make_gpu_model);
   if (!instance) {
     std::fprintf(stderr, "kubex-sim: %s\n", instance.error().str().c_str());
     return 1;
+  }
+  if (trace) {
+    auto created = sim::cluster::create_trace_objects((*instance)->api(), trace->workloads.objects);
+    if (!created) {
+      std::fprintf(stderr, "kubex-sim: loading the trace: %s\n", created.error().str().c_str());
+      (*instance)->stop();
+      return 1;
+    }
+    common::Logger("trace").info("trace loaded", {{"dir", o.trace.dir},
+                                                  {"nodes", trace->nodes.size()},
+                                                  {"podsInFile", trace->workloads.pods_in_file},
+                                                  {"phase", o.trace.phase},
+                                                  {"deployments", trace->workloads.deployments},
+                                                  {"created", *created}});
   }
   const auto& in = **instance;
   std::printf("kubex-sim ready url=%s kubeconfig=%s%s%s\n", in.url().c_str(), in.kubeconfig().c_str(),
@@ -113,7 +142,26 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--config", so.config, "Cluster configuration (YAML): node pools, kubelet timings, GPU isolation");
   serve_cmd->add_option("--metrics-listen", so.metrics_listen,
                         "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)");
-  serve_cmd->add_flag("--no-cluster", so.no_cluster, "Serve the API only: no nodes, controllers or schedulers");
+  auto* no_cluster_flag = serve_cmd->add_flag("--no-cluster", so.no_cluster,
+                                              "Serve the API only: no nodes, controllers or schedulers");
+  auto* trace_opt = serve_cmd->add_option("--trace", so.trace.dir,
+                                          "Build the cluster from an Alibaba cluster-trace-gpu-v2023 "
+                                          "directory: its nodes, and one Deployment per pod");
+  trace_opt->excludes(no_cluster_flag);
+  serve_cmd
+      ->add_option("--trace-nodes", so.trace.nodes_file,
+                   "The trace's node list (a name without '/' is in DIR)")
+      ->capture_default_str()
+      ->needs(trace_opt);
+  serve_cmd
+      ->add_option("--trace-pods", so.trace.pods_file, "The trace's pod list (a name without '/' is in DIR)")
+      ->capture_default_str()
+      ->needs(trace_opt);
+  serve_cmd
+      ->add_option("--trace-phase", so.trace.phase,
+                   "Keep the pods whose pod_phase is this; 'all' keeps every pod")
+      ->capture_default_str()
+      ->needs(trace_opt);
   kubex::sim::demo::DemoOptions dopt;
   int demo_timeout = static_cast<int>(dopt.timeout.count());
   auto* demo_cmd = app.add_subcommand(
