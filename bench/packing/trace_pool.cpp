@@ -108,7 +108,7 @@ Csv read_csv(const std::string& path) {
 
 std::int64_t num(const std::string& s) { return s.empty() ? 0 : std::stoll(s); }
 
-// ---------------------------------------------------------------- the cluster, as kubex-sim's KAI scheduler keeps it
+// ---------------------------------------------------------------- the cluster as kubex-sim's KAI scheduler keeps it
 
 struct TraceCluster {
   std::vector<pk::PoolNode> nodes;            // sorted by name
@@ -379,6 +379,9 @@ struct PoolReport {
   std::string model;
   long long nodes = 0, gpus = 0, fraction_pods = 0, whole_pods = 0, cpu_pods = 0, whole_gpus = 0;
   Hundredths fractions = 0, cap = 100;
+  // On the nodes holding a GPU pod before any drain: GPU hundredths allocated and capacity, CPU requested and
+  // allocatable, and how many have ≥ 90 % of their CPU or memory requested.
+  long long gpu_alloc = 0, gpu_cap_h = 0, cpu_req = 0, cpu_alloc = 0, nodes_in_use = 0, nodes_full = 0;
   long long bound_plain = 0, bound_cap = 0, bound_resources = 0, in_use_before = 0, candidates = 0, feasible = 0;
   pk::DrainSequence seq;
   // Cross-check of the first plan: candidates the KAI scheduler itself can drain (a trial drain on a copy) without
@@ -466,6 +469,18 @@ PoolReport report_pool(const TraceCluster& k, const std::string& m, const TraceC
   r.bound_resources = std::max({r.bound_cap, covering_bound(k, &pk::PoolNode::cpu_millis, cpu),
                                 covering_bound(k, &pk::PoolNode::memory_bytes, mem)});
   r.in_use_before = in_use(k);
+  for (std::size_t n = 0; n < k.nodes.size(); ++n) {
+    Hundredths a = k.allocated(static_cast<int>(n));
+    if (a <= 0) continue;
+    const pk::PoolNode& node = k.nodes[n];
+    r.nodes_in_use++;
+    r.gpu_alloc += a;
+    r.gpu_cap_h += node.gpu_capacity * 100;
+    r.cpu_req += k.uses[n].cpu_milli;
+    r.cpu_alloc += node.cpu_millis;
+    r.nodes_full += k.uses[n].cpu_milli * 10 >= node.cpu_millis * 9 ||
+                    k.uses[n].memory_bytes * 10 >= node.memory_bytes * 9;
+  }
   pk::Pool pool = k.pool();
   pk::Options opts;
   opts.threshold_percent = c.threshold;
@@ -510,6 +525,12 @@ void add(PoolReport& t, const PoolReport& r) {
   t.bound_cap += r.bound_cap;
   t.bound_resources += r.bound_resources;
   t.in_use_before += r.in_use_before;
+  t.gpu_alloc += r.gpu_alloc;
+  t.gpu_cap_h += r.gpu_cap_h;
+  t.cpu_req += r.cpu_req;
+  t.cpu_alloc += r.cpu_alloc;
+  t.nodes_in_use += r.nodes_in_use;
+  t.nodes_full += r.nodes_full;
   t.candidates += r.candidates;
   t.feasible += r.feasible;
   t.kai_drainable += r.kai_drainable;
@@ -519,7 +540,8 @@ void add(PoolReport& t, const PoolReport& r) {
   t.seq.gpus_in_use_after += r.seq.gpus_in_use_after;
   for (const auto& [why, n] : r.blockers) t.blockers[why] += n;
   for (const auto& [th, both] : r.drains) {
-    for (auto [o, x] : {std::pair{&t.drains[th].first, &both.first}, std::pair{&t.drains[th].second, &both.second}}) {
+    auto& sum = t.drains[th];
+    for (auto [o, x] : {std::pair{&sum.first, &both.first}, std::pair{&sum.second, &both.second}}) {
       o->drains += x->drains;
       o->stranding += x->stranding;
       o->stranded_pods += x->stranded_pods;
@@ -573,6 +595,12 @@ void print_list(const TraceConfig& c, const std::string& list) {
                 &r == &rows.back() ? "" : pk::format_allocated(r.cap).c_str(), thousands(r.bound_plain).c_str(),
                 thousands(r.bound_cap).c_str(), thousands(r.bound_resources).c_str(),
                 thousands(r.in_use_before).c_str());
+  auto pct = [](long long a, long long b) { return b > 0 ? 100.0 * double(a) / double(b) : 0.0; };
+  std::printf("\nThe nodes holding a GPU pod, before any drain:\n\n| pool | nodes | GPU allocated | CPU requested | "
+              "nodes with ≥ 90 %% of CPU or memory requested |\n|---|---|---|---|---|\n");
+  for (const auto& r : rows)
+    std::printf("| %s | %s | %.0f%% | %.0f%% | %s |\n", r.model.c_str(), thousands(r.nodes_in_use).c_str(),
+                pct(r.gpu_alloc, r.gpu_cap_h), pct(r.cpu_req, r.cpu_alloc), thousands(r.nodes_full).c_str());
 
   // † : pods were stranded, so the GPUs left in use hold fewer pods than the bound counts.
   auto ratios = [](long long used, const PoolReport& r, bool stranded) {
