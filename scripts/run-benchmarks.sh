@@ -19,6 +19,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # The consolidation planner (issue 17) at a tenth of its size.
   "$bin/bench-packing" --nodes 100 --pods 2000 --reps 3
+  echo
+  # The same planner on the Alibaba production trace (issue 22; ../shared/data/alibaba-gpu-v2023, CC BY 4.0).
+  "$bin/bench-packing" --trace --reps 3
 else
   "$bin/bench-apiserver"
   echo
@@ -33,4 +36,8 @@ else
   echo
   # The consolidation planner on 1,000 nodes × 8 GPUs × 20,000 fractional pods vs a node-level planner (issue 17): ~2 minutes.
   "$bin/bench-packing"
+  echo
+  # The same planner on the Alibaba production trace and at 4x it (issue 22; ../shared/data/alibaba-gpu-v2023,
+  # "Alibaba Cluster Trace Program, cluster-trace-gpu-v2023", CC BY 4.0): about 40 seconds.
+  "$bin/bench-packing" --trace && "$bin/bench-packing" --trace --replicate 4
 fi

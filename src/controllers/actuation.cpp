@@ -4,7 +4,7 @@
 
 #include "act/evictor.h"
 #include "act/pod_annotations.h"
-#include "controllers/eviction_run.h"
+#include "controllers/workload_evictions.h"
 #include "controllers/webhook_health_signal.h"
 #include "decide/admission/pod_mutation.h"
 #include "observe/workloads.h"

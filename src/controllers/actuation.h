@@ -18,7 +18,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "controllers/eviction_run.h"
+#include "controllers/workload_evictions.h"
 #include "controllers/workload_controller.h"
 #include "decide/actuation/actuation.h"
 #include "observe/actuation.h"

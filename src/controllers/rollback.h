@@ -13,7 +13,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
-#include "controllers/eviction_run.h"
+#include "controllers/workload_evictions.h"
 #include "controllers/workload_controller.h"
 #include "observe/actuation.h"
 

@@ -7,7 +7,7 @@
 #include "api/kinds.h"
 #include "api/views.h"
 #include "common/time_format.h"
-#include "controllers/eviction_run.h"
+#include "controllers/workload_evictions.h"
 #include "decide/actuation/rollback.h"
 #include "decide/admission/exits.h"
 #include "decide/admission/pod_mutation.h"

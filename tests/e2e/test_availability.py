@@ -82,6 +82,7 @@ class PodWatch:
         self.core = client.CoreV1Api(sim.client())
         self.ns, self.replicas = ns, replicas
         self.max_unavailable, self.events, self.worst = 0, 0, []
+        self.log = []  # (event type, pod, available) in arrival order
         self.state = {}
         items = self.core.list_namespaced_pod(ns, label_selector="app=svc")
         for p in items.items:
@@ -110,10 +111,11 @@ class PodWatch:
                     else:
                         self.state[p.metadata.name] = self._avail(p)
                     self.events += 1
+                    self.log.append((ev["type"], p.metadata.name, self.state.get(p.metadata.name)))
                     unavailable = self.replicas - sum(1 for v in self.state.values() if v)
                     if unavailable > self.max_unavailable:
                         self.max_unavailable = unavailable
-                        self.worst = sorted(self.state.items())
+                        self.worst = (sorted(self.state.items()), self.log[-12:])
                     if self.stop_.is_set():
                         break
             except Exception:  # a dropped stream resumes from the last resourceVersion
@@ -127,6 +129,11 @@ class PodWatch:
         return self.max_unavailable
 
 
+def evicted_lines(engines, ns):
+    return [(l.get("ts"), l.get("pod"), l.get("reason"), l.get("logger")) for e in engines
+            for l in e.find_all("evicted pod") if l.get("namespace") == ns]
+
+
 def evicted_pods(engines, ns):
     """pod name -> number of `evicted pod` lines over the given engines."""
     out = {}
@@ -137,19 +144,25 @@ def evicted_pods(engines, ns):
     return out
 
 
-@pytest.fixture(scope="module")
-def race_env(sim_factory, tmp_path_factory):
-    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("race-sim"), """
+def sim_with_starter(sim_factory, workdir, pool, count, gpus):
+    """kubex-sim with one pool of T4 nodes, its GPU model, a real Prometheus and the seed's starter example."""
+    sim, metrics = start_gpu_sim(sim_factory, workdir, f"""
 nodePools:
-  - name: g
-    count: 2
-    gpusPerNode: 2
+  - name: {pool}
+    count: {count}
+    gpusPerNode: {gpus}
     gpuProduct: T4
     cpu: "32"
     memory: 128Gi
 """)
     prom = RestartablePrometheus(metrics)
     install_starter(sim, prom)
+    return sim, prom
+
+
+@pytest.fixture(scope="module")
+def race_env(sim_factory, tmp_path_factory):
+    sim, prom = sim_with_starter(sim_factory, tmp_path_factory.mktemp("race-sim"), "g", 2, 2)
     yield sim, prom
     prom.stop()
 
@@ -188,20 +201,20 @@ def test_released_resize_never_exceeds_the_budget(race_env):  # ACT-3
             return engines[0]
         worst, watch = released(sim, ns, [], "0.15", remove_pause)
         assert watch.events > 10, "the watch saw the replacements"
-        assert worst <= 1, f"{worst} replicas unavailable at once after the pause was removed: {watch.worst}"
+        assert worst <= 1, f"{worst} replicas unavailable at once after the pause was removed: {watch.worst}; {evicted_lines(engines, ns)}"
 
         # 2. An engine restart: the new engine releases the pending resize when its webhook turns healthy.
         engines[0].stop()
         apply(sim, static_policy("race", ns, "0.2"))
         worst, watch = released(sim, ns, engines, "0.2", lambda: start_default_engine(sim, leader_elect=True))
-        assert worst <= 1, f"{worst} replicas unavailable at once after an engine restart: {watch.worst}"
+        assert worst <= 1, f"{worst} replicas unavailable at once after an engine restart: {watch.worst}; {evicted_lines(engines, ns)}"
 
         # 3. A leader failover: the leader dies (SIGKILL, its Lease is not released); the next replica takes the
         # Lease once it expires and releases the pending resize when its webhook turns healthy.
         engines[-1].kill()
         apply(sim, static_policy("race", ns, "0.25"))
         worst, watch = released(sim, ns, engines, "0.25", lambda: start_default_engine(sim, leader_elect=True))
-        assert worst <= 1, f"{worst} replicas unavailable at once after a leader failover: {watch.worst}"
+        assert worst <= 1, f"{worst} replicas unavailable at once after a leader failover: {watch.worst}; {evicted_lines(engines, ns)}"
         engines[-1].wait_line("successfully acquired lease", timeout=5)
 
         # No pod was ever sent two evictions, and the events agree.
@@ -219,18 +232,8 @@ def test_released_resize_never_exceeds_the_budget(race_env):  # ACT-3
 @pytest.fixture(scope="module")
 def room_env(sim_factory, tmp_path_factory):
     """One schedulable node with one T4; a second one cordoned until the test adds it to the cluster's room."""
-    sim, metrics = start_gpu_sim(sim_factory, tmp_path_factory.mktemp("room-sim"), """
-nodePools:
-  - name: r
-    count: 2
-    gpusPerNode: 1
-    gpuProduct: T4
-    cpu: "32"
-    memory: 128Gi
-""")
+    sim, prom = sim_with_starter(sim_factory, tmp_path_factory.mktemp("room-sim"), "r", 2, 1)
     sim.kubectl("cordon", "r-node-1")
-    prom = RestartablePrometheus(metrics)
-    install_starter(sim, prom)
     engine = start_default_engine(sim)
     wait_for(lambda: webhook_healthy(sim), timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
     yield sim, prom, engine
@@ -255,13 +258,14 @@ def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
 
     # 0.4 + 0.7 > 0.96 (the T4's cap): no GPU has room for a replacement. Two reconciles at the default 1m resync
     # both say so, and nothing is evicted in between.
-    first = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns,
-                             rightsizingResult="BLOCKED_RETRYING", timeout=120)
-    assert "replacement-does-not-fit" in first["failedChecks"], first
-    assert "does not fit" in first["text"], first
-    wait_for(lambda: len([l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
-                          if "replacement-does-not-fit" in l.get("failedChecks", [])]) >= 2,
-             timeout=150, interval=2, what="a second reconcile still waiting for room")
+    def waiting_for_room():
+        return [l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
+                if "replacement-does-not-fit" in l.get("failedChecks", [])]
+    first = wait_for(waiting_for_room, timeout=180, interval=1, what="the summary naming replacement-does-not-fit")[0]
+    assert first["rightsizingResult"] == "BLOCKED_RETRYING", first
+    assert first["summary"].startswith("Waiting for room: pod room/svc-") and "does not fit" in first["summary"], first
+    wait_for(lambda: len(waiting_for_room()) >= 2, timeout=150, interval=2,
+             what="a second reconcile still waiting for room")
     assert sorted(p["metadata"]["name"] for p in live_pods(sim, ns)) == before, "both pods keep running"
     assert fractions(sim, ns) == ["0.4", "0.4"]
     assert not [e for e in sim.kubectl_json("get", "events", "-n", ns)["items"]

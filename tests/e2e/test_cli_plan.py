@@ -108,7 +108,8 @@ def test_file_plans_a_policy_not_applied_and_names_the_constraint(cluster, tmp_p
     (p,) = doc["policies"]
     assert p["source"] == f"{f}:1" and p["outcome"] == "NoCandidate"
     assert p["message"] == ("pool: 2 nodes, 2 GPUs, 0.50 allocated; best candidate d-node-0 (25%): "
-                            f"pod {pod_name(cluster, 'light')} (0.25) does not fit: cpu")
+                            f"pod {pod_name(cluster, 'light')} (0.25) does not fit: cpu; "
+                            "2 below 75%: 2 cpu")  # CON-10: both nodes, each held by CPU
     assert p["drainSequence"] == []
     assert cluster.kubectl("get", "gpuconsolidationpolicy", "plan-d", check=False).returncode != 0  # not applied
     # Every policy of the cluster when neither --policy nor -f is given.

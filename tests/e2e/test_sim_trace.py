@@ -164,6 +164,36 @@ def test_kubectl_selects_the_trace_t4_nodes_by_product_label(trace_sim):
     assert sorted(pool) == sorted(out)
 
 
+# Issue 22 (e): `kubex plan consolidation` on one pool of the settled trace cluster prints a plan: the pool's nodes,
+# each GPU's cap (CON-2a: the T4's 15360 MiB give 0.96), the candidates with their blockers and a drain sequence.
+@requires_trace
+def test_kubex_plan_consolidation_plans_a_trace_pool(trace_sim):
+    expected = collections.Counter(r["model"] for r in read_csv(NODES_CSV))
+    names = {r["name"] for r in read_csv(PODS_CSV) if r["pod_phase"] == "Running"}
+    wait_for(lambda: settled(trace_sim, names), timeout=SETTLE_TIMEOUT, interval=5, what="the trace cluster settled")
+    policy = {"apiVersion": "rightsizing.kubex.ai/v1alpha1", "kind": "GpuConsolidationPolicy",
+              "metadata": {"name": "trace-t4"},
+              "spec": {"experimental": {"gpuKaiContract": "v1alpha1-2026-07"},
+                       "nodeSelector": {"matchLabels": {"nvidia.com/gpu.product": "T4"}}}}
+    trace_sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    trace_sim.kubectl("apply", "-f", "-", input=json.dumps(policy))
+    res = subprocess.run([str(BIN / "kubex"), "plan", "consolidation", "--policy", "trace-t4", "-o", "json",
+                          "--kubeconfig", trace_sim.kubeconfig], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    (plan,) = json.loads(res.stdout)["policies"]
+    pool = plan["pool"]
+    assert pool["nodes"] == expected["T4"]
+    assert [m["product"] for m in pool["gpuModels"]] == ["T4"]
+    assert {n["gpuCap"] for n in pool["nodeUsage"]} == {"0.96"}
+    assert plan["outcome"] in ("WouldDrain", "NoCandidate"), plan["outcome"]
+    assert plan["message"], plan
+    assert all(c["blocker"] for c in plan["candidates"] if c["candidate"])
+    text = subprocess.run([str(BIN / "kubex"), "plan", "consolidation", "--policy", "trace-t4",
+                           "--kubeconfig", trace_sim.kubeconfig], capture_output=True, text=True, timeout=300)
+    assert text.returncode == 0 and "GpuConsolidationPolicy trace-t4" in text.stdout, text.stderr
+    assert "Drain sequence" in text.stdout and "CAP" in text.stdout
+
+
 # SIM-6: a bad trace file stops kubex-sim at once with one error naming the file, the line and the column.
 def test_a_bad_trace_file_is_one_error_naming_file_line_and_column(tmp_path):
     (tmp_path / "openb_node_list_gpu_node.csv").write_text("sn,cpu_milli,memory_mib,gpu,model\nn0,64000,262144,2,T4\n")

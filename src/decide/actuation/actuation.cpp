@@ -136,7 +136,7 @@ Plan decide(const Input& in) {
   const bool rollback = in.purpose == Purpose::kRollback;
   const bool writes = s.automation_enabled && !s.protected_namespace && !s.dry_run;  // OBS-3, ACT-8
   plan.budget = budget(s.respect_max_unavailable, w.max_unavailable, w.replicas);
-  plan.in_flight = in_flight(w.pods);
+  plan.in_flight = in_flight(w.pods, w.replicas);
   plan.guard = in.guard;
 
   // ACT-1 (RBK-2 in a rollback)

@@ -42,6 +42,16 @@ int in_flight(const std::vector<PodFacts>& pods) {
   }));
 }
 
+int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas) {
+  const int unready = in_flight(pods);
+  if (!replicas) return unready;
+  const auto available = std::count_if(pods.begin(), pods.end(), [](const PodFacts& p) {
+    return !p.finished() && p.ready && !p.terminating;
+  });
+  const std::int64_t missing = std::clamp<std::int64_t>(*replicas, 0, 1'000'000'000) - available;
+  return std::max<int>(unready, static_cast<int>(std::max<std::int64_t>(0, missing)));
+}
+
 std::vector<std::size_t> order(const std::vector<PodFacts>& pods) {
   std::vector<std::size_t> idx(pods.size());
   for (std::size_t i = 0; i < idx.size(); ++i) idx[i] = i;

@@ -60,7 +60,11 @@ bool never_evicted(std::string_view owner_kind);
 int budget(bool respect_max_unavailable, std::string_view max_unavailable,
            std::optional<std::int64_t> replicas);
 
-// Unfinished pods that are not Ready or are terminating.
+// ACT-3: the unfinished pods that are not Ready or are terminating; with spec.replicas, at least the replicas that
+// are not Ready-and-staying, counting those with no pod yet (an evicted pod is gone and its ReplicaSet has not
+// created the replacement).
+int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas);
+// The pods alone (no spec.replicas).
 int in_flight(const std::vector<PodFacts>& pods);
 
 // Indexes of `pods` in eviction order: Ready pods first, oldest ready_since first, then by name; pods that

@@ -64,9 +64,16 @@ bool placement_order(const PoolPod* a, const PoolPod* b) {
 // ones of the candidate's GPU product (CON-5a).
 void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& destinations,
               const PlacementStrategy& strategy, Candidate& out) {
+  // CON-5a: only destinations of the candidate's GPU product are tried (filtered here once, not pod by pod: a pool
+  // of several models would otherwise carry every node along); with none, each pod fails on `gpu model`.
+  const std::string& product = s.nodes[cand].product;
   std::vector<std::size_t> others;
-  for (std::size_t d : destinations)
-    if (d != cand) others.push_back(d);
+  bool other_models = false;
+  for (std::size_t d : destinations) {
+    if (d == cand) continue;
+    if (s.nodes[d].product == product) others.push_back(d);
+    else other_models = true;
+  }
   Destinations dests = destinations_of(s, others);
   // A pod already leaving (a drain's earlier eviction) is not placed again: its replacement is counted where it
   // lands. Candidates of a plan never hold one (CON-4: terminating pods are unmovable).
@@ -74,9 +81,14 @@ void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& 
   for (std::size_t i : s.nodes[cand].pods)
     if (s.pods[i].pod->has_gpu() && !s.pods[i].pod->leaving) moving.push_back(s.pods[i].pod);
   std::sort(moving.begin(), moving.end(), placement_order);
-  const std::string& product = s.nodes[cand].product;
   for (const PoolPod* pod : moving) {
-    PlaceResult r = place(s, dests, *pod, pod->fraction, pod->whole_gpus, &product, strategy);
+    PlaceResult r;
+    if (!others.empty() || !other_models) {
+      r = place(s, dests, *pod, pod->fraction, pod->whole_gpus, nullptr, strategy);
+    } else {
+      r.failed = Check::kGpuModel;
+      r.constraint_failed = true;
+    }
     if (!r.placed) {
       out.feasible = false;
       out.placements.clear();

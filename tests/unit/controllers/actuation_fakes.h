@@ -25,8 +25,19 @@ inline const std::string kKey = "Deployment/ml/infer";
 class FakeActuationFacts final : public observe::ActuationFacts {
  public:
   std::vector<std::shared_ptr<const api::WorkloadView>> workloads() const override { return {workload}; }
+  // The workload with spec.replicas = `replicas`, or (by default) as many as the unfinished pods of pod_list: ACT-3
+  // counts a replica with no pod as in flight, so a test's pods are the whole workload unless it says otherwise.
   std::shared_ptr<const api::WorkloadView> find(const std::string& key) const override {
-    return key == kKey ? workload : nullptr;
+    if (key != kKey || !workload) return nullptr;
+    auto w = std::make_shared<api::WorkloadView>(*workload);
+    if (replicas) {
+      w->replicas = *replicas;
+    } else {
+      std::int64_t n = 0;
+      for (const auto& p : pod_list) n += !p.finished();
+      w->replicas = n;
+    }
+    return w;
   }
   std::optional<json> pod_template(const api::WorkloadView&) const override { return tmpl; }
   std::optional<json> original(const api::WorkloadView&) const override { return tmpl; }
@@ -58,6 +69,7 @@ class FakeActuationFacts final : public observe::ActuationFacts {
   std::shared_ptr<const api::WorkloadView> workload;
   json tmpl;
   std::vector<da::PodFacts> pod_list;
+  std::optional<std::int64_t> replicas;  // spec.replicas; nullopt: the unfinished pods of pod_list
   decide::packing::Pool pool;  // ACT-2a: empty unless a test gives one
   mutable int pool_reads = 0;
 };

@@ -130,26 +130,7 @@ using namespace std::chrono_literals;
 // does in the milliseconds after an eviction, and pod events re-run the reconcile in that window (a pause removed,
 // the webhook turning healthy after a restart). No second pod and no second eviction of the same pod go out
 // until the cache has caught up.
-class ActuationRaceFixture : public EvictionFixture<ActuationController> {
- protected:
-  void SetUp() override {
-    seed_kubex_objects();
-    ActuationDeps d;
-    d.catalog = &catalog;
-    d.facts = new_facts(
-        {{"metadata", {{"annotations", {{"gpu-fraction", "0.25"}}}}},
-         {"spec", {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}});
-    d.evictor = evictor;
-    d.pod_annotations = pod_annotations;
-    d.events = recorder.get();
-    d.webhook = webhook;
-    ActuationOptions o;
-    o.clock = &clock;
-    ctl = std::make_unique<ActuationController>(std::move(d), o);
-  }
-};
-
-TEST_F(ActuationRaceFixture, ReconcilesBeforeTheCacheSeesAnEvictionNeverExceedTheBudget) {  // ACT-3
+TEST_F(ActuationFixture, ReconcilesBeforeTheCacheSeesAnEvictionNeverExceedTheBudget) {  // ACT-3
   facts->pod_list = {pod("infer-a", 25, clock.now()), pod("infer-b", 25, clock.now())};
   facts->pod_list[0].ready_since = clock.now() - 5min;
   ASSERT_TRUE(reconcile());
@@ -175,7 +156,7 @@ TEST_F(ActuationRaceFixture, ReconcilesBeforeTheCacheSeesAnEvictionNeverExceedTh
   EXPECT_EQ(std::count(seen.begin(), seen.end(), "PolicyEvaluationEvictResize"), 2);
 }
 
-TEST_F(ActuationRaceFixture, AnEvictionTheCacheNeverShowsIsForgottenAfterTheExpectationTimeout) {  // ACT-3
+TEST_F(ActuationFixture, AnEvictionTheCacheNeverShowsIsForgottenAfterTheExpectationTimeout) {  // ACT-3
   facts->pod_list = {pod("infer-a", 25, clock.now())};
   ASSERT_TRUE(reconcile());
   ASSERT_EQ(evictor->calls().size(), 1u);
@@ -198,7 +179,7 @@ using namespace std::chrono_literals;
 
 // ACT-2a in the controller: the pool comes from ActuationFacts::gpu_pool only when an upsize is pending, and a
 // replacement with no room keeps the pod running with the replacement-does-not-fit constraint.
-TEST_F(ActuationRaceFixture, AnUpsizeWithNoRoomEvictsNothingAndSaysWhy) {  // ACT-2a
+TEST_F(ActuationFixture, AnUpsizeWithNoRoomEvictsNothingAndSaysWhy) {  // ACT-2a
   facts->pod_list = {pod("infer-a", 25, clock.now()), pod("infer-b", 25, clock.now())};
   decide::packing::PoolNode n;
   n.name = "gpu-1";
@@ -232,7 +213,7 @@ TEST_F(ActuationRaceFixture, AnUpsizeWithNoRoomEvictsNothingAndSaysWhy) {  // AC
   EXPECT_EQ(evictor->calls().size(), 1u);
 }
 
-TEST_F(ActuationRaceFixture, InSyncWorkloadsNeverReadThePool) {  // ACT-2a costs nothing when nothing grows
+TEST_F(ActuationFixture, InSyncWorkloadsNeverReadThePool) {  // ACT-2a costs nothing when nothing grows
   facts->pod_list = {pod("infer-a", 50, clock.now()), pod("infer-b", 50, clock.now())};
   ASSERT_TRUE(reconcile());
   EXPECT_EQ(facts->pool_reads, 0);

@@ -61,6 +61,16 @@ TEST(ActuationInFlight, Table) {
 }
 
 // Oldest Ready first, then by name; pods that are not Ready last, by name.
+TEST(ActuationInFlight, AReplicaWithNoPodYetIsInFlight) {  // ACT-3
+  const PodFacts ready = pod("a", {});
+  // The evicted pod is gone and the ReplicaSet has not created its replacement yet: 3 of 4 replicas exist.
+  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {})}, 4), 1);
+  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {}), pod("d", {})}, 4), 0);
+  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, 4), 3);  // two missing, one not Ready
+  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, std::nullopt), 1);  // no spec.replicas: the pods alone
+  EXPECT_EQ(in_flight({ready, pod("b", {})}, 1), 0);  // more pods than replicas (a scale-in under way)
+}
+
 TEST(ActuationOrder, OldestReadyFirstThenName) {
   std::vector<PodFacts> pods = {pod("c", {}, 1h), pod("b", {}, 2h), pod("a", {}, 1h),
                                 not_ready(pod("0", {}, 5h)), pod("d", {}, 3h)};

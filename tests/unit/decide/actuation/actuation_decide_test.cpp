@@ -32,6 +32,7 @@ TEST(ActuationDecide, OnlyControllerOwnedUnfinishedPods) {
       {pod("a", one(frac("app", 25))), pod("b", one(frac("app", 25))), pod("c", one(frac("app", 25)))});
   in.workload.pods[0].controller_owned = false;
   in.workload.pods[1].phase = "Succeeded";
+  in.workload.replicas = 1;  // the one controller-owned pod left
   const Plan plan = decide(in);
   ASSERT_EQ(plan.pods.size(), 1u);
   EXPECT_EQ(plan.evict, (std::vector<std::string>{"c"}));

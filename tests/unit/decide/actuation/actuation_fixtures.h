@@ -54,11 +54,18 @@ inline PodFacts with_annotation(PodFacts p, std::string key, std::string value) 
   return p;
 }
 
+// spec.replicas defaults to the number of controller-owned, unfinished pods given: ACT-3
+// counts a replica with no pod as in flight.
 inline WorkloadFacts deployment(std::vector<PodFacts> pods, std::string max_unavailable = "25%",
-                                std::int64_t replicas = 3) {
+                                std::optional<std::int64_t> replicas = std::nullopt) {
   WorkloadFacts w;
   w.kind = "Deployment";
   w.name = "web";
+  if (!replicas) {
+    std::int64_t n = 0;
+    for (const PodFacts& p : pods) n += p.controller_owned && !p.finished();
+    replicas = n;
+  }
   w.replicas = replicas;
   w.max_unavailable = std::move(max_unavailable);
   w.pods = std::move(pods);

@@ -1,4 +1,4 @@
-#include "controllers/eviction_run.h"
+#include "controllers/workload_evictions.h"
 
 #include <nlohmann/json.hpp>
 

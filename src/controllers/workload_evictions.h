@@ -1,6 +1,6 @@
 // What the `actuation` and `rollback` controllers share (SPEC §8): reading one workload as ACT-1 sees it (its
 // policies, the admission decision a new pod would get now, the settings of a strategy), the per-workload
-// ACT-5/ACT-7 memory kept between reconciles, carrying a decide::actuation::Plan out through act/ (evictions,
+// ACT-3 expectations and ACT-5/ACT-7 memory kept between reconciles, carrying a decide::actuation::Plan out through act/ (evictions,
 // their events and metric, pod constraints), and the OBS-4 summary line of the reconcile.
 #pragma once
 
@@ -113,16 +113,16 @@ struct PlanRunner {
   std::string target_text;
 };
 
-// ACT-5's retry gate from `memory` (no eviction before retry_at: BLOCKED_RETRYING), then each eviction of
-// plan.evict (ACT-4; the outcome folded back by decide::actuation::apply_outcome) with its events, the
-// WouldEvict events of a dry run (ACT-8), ReplacementNotMutated (ACT-7), the new memory, and the pods'
-// automation-constraints where their set changed (OBS-3).
+// Each eviction of plan.evict (ACT-4; the outcome folded back by decide::actuation::apply_outcome) with its
+// events, the ACT-3 expectation of each accepted one, the WouldEvict events of a dry run (ACT-8),
+// ReplacementNotMutated (ACT-7), the new memory, and the pods' automation-constraints where their set changed
+// (OBS-3).
 void carry_out(const PlanRunner& run, decide::actuation::Plan& plan, const decide::actuation::Input& in,
                EvictionMemory& memory, const WorkloadContext& w);
 
-// decide::actuation::decide() on `in` with the workload's memory (ACT-5's last eviction and PDB refusals, and
-// for a resize ACT-7's loop guard), then carry_out(), keeping the new memory under `key`. Returns the plan as
-// carried out.
+// decide::actuation::decide() on `in` with the workload's memory (ACT-3's expectations, ACT-5's retry time, last
+// eviction and PDB refusals, and for a resize ACT-7's loop guard), then carry_out(), keeping the new memory under
+// `key`. Returns the plan as carried out.
 decide::actuation::Plan decide_and_carry_out(const PlanRunner& run, decide::actuation::Input& in,
                                              EvictionMemories& memories, const std::string& key,
                                              const WorkloadContext& w);
