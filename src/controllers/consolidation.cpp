@@ -213,9 +213,12 @@ kube::ReconcileOutcome ConsolidationController::cleanup_deleted(const api::Conso
 kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::string& name) {
   auto obj = find(name);
   if (!obj) {  // gone (without our finalizer): the sweep removes its taint
-    std::lock_guard lk(mu_);
-    drains_.erase(name);
-    seen_.erase(name);
+    {
+      std::lock_guard lk(mu_);
+      drains_.erase(name);
+      seen_.erase(name);
+    }
+    set_candidates_gauge(name, {});  // CON-12: a deleted policy keeps no series
     return kube::ReconcileResult{};
   }
   const api::ConsolidationPolicy& policy = obj->parsed.value;
@@ -535,6 +538,7 @@ void ConsolidationController::set_candidates_gauge(const std::string& policy, co
                .first;
     it->second->Set(n);
   }
+  if (before.empty()) gauge_series_.erase(policy);
 }
 
 }  // namespace kubex::controllers
