@@ -117,15 +117,6 @@ TEST_F(ActuationFixture, AutomationDisabledEvictsNothing) {  // ACT-2 automation
   EXPECT_TRUE(pod_annotations->writes.empty());  // nothing is written on pods while automation is off
 }
 
-}  // namespace
-}  // namespace kubex::controllers
-
-namespace kubex::controllers {
-namespace {
-
-using namespace test;
-using namespace std::chrono_literals;
-
 // ACT-3 expectations, driven deterministically: the cache (FakeActuationFacts) lags the evictor, as an informer
 // does in the milliseconds after an eviction, and pod events re-run the reconcile in that window (a pause removed,
 // the webhook turning healthy after a restart). No second pod and no second eviction of the same pod go out
@@ -167,15 +158,6 @@ TEST_F(ActuationFixture, AnEvictionTheCacheNeverShowsIsForgottenAfterTheExpectat
   ASSERT_TRUE(reconcile());
   EXPECT_EQ(evictor->calls().size(), 2u);  // the pod is still there: the eviction did not take, so try again
 }
-
-}  // namespace
-}  // namespace kubex::controllers
-
-namespace kubex::controllers {
-namespace {
-
-using namespace test;
-using namespace std::chrono_literals;
 
 // ACT-2a in the controller: the pool comes from ActuationFacts::gpu_pool only when an upsize is pending, and a
 // replacement with no room keeps the pod running with the replacement-does-not-fit constraint.
