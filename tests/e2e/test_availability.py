@@ -276,7 +276,8 @@ def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
         pod["metadata"]["annotations"]["rightsizing.kubex.ai/automation-constraints"])]
     assert "replacement-does-not-fit" in reasons
     text = explain(sim, f"{ns}/{pod['metadata']['name']}")
-    assert "replacement-does-not-fit" in text and "does not fit" in text, text
+    # kubex explain reads the same pool as the engine: the closest node's reason names the new size.
+    assert "replacement-does-not-fit" in text and "Best try: pod room/svc-" in text and "(0.7) does not fit" in text, text
 
     # A second node joins the schedulable room: the pods are replaced one at a time (WATCH stream).
     watch = PodWatch(sim, ns, 2)
