@@ -31,10 +31,7 @@ using nlohmann::json;
 
 // OBS-1: GpuConsolidationPolicy `Available` reasons written by this controller.
 constexpr const char* kAvailable = "Available";
-constexpr const char* kNoCandidate = "NoCandidate";
 constexpr const char* kDraining = "Draining";
-constexpr const char* kDrained = "Drained";
-constexpr const char* kDrainBlocked = "DrainBlocked";
 constexpr const char* kWouldDrain = "WouldDrain";
 constexpr const char* kNoMatchingNodeSelector = "NoMatchingNodeSelector";
 
