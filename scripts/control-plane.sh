@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # A real Kubernetes control plane on loopback for tests/conformance (DESIGN §3 tools/).
-#   control-plane.sh build        compile etcd, kube-apiserver, kube-controller-manager and helm from tools/
+#   control-plane.sh build        compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler and helm from tools/
 #                                 into a cache outside the repo (a warm cache skips the build); prints the bin dir
 #   control-plane.sh bin          print the bin dir (fails when the cache is cold)
-#   control-plane.sh up DIR       start etcd + kube-apiserver + kube-controller-manager; writes DIR/admin.kubeconfig
+#   control-plane.sh up DIR       start etcd + kube-apiserver + kube-controller-manager + kube-scheduler; writes
+#                                 DIR/admin.kubeconfig (no nodes: `kubex-sim agent` registers simulated GPU nodes)
 #   control-plane.sh down DIR     stop what `up DIR` started
 #   control-plane.sh env DIR      print shell exports (KUBECONFIG, KUBEX_CP_BIN, KUBEX_CP_APISERVER, ...)
 # Every failed step prints one line `control-plane: <step> failed: <why>` and exits non-zero.
@@ -27,8 +28,9 @@ key() {
   cat "$TOOLS/go.mod" "$TOOLS/go.sum" 2>/dev/null | sha256sum | cut -c1-16
 }
 bindir() { echo "$CACHE_ROOT/$(key)/bin"; }
-BINS=(etcd kube-apiserver kube-controller-manager helm)
-PKGS=(go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager helm.sh/helm/v3/cmd/helm)
+BINS=(helm etcd kube-apiserver kube-controller-manager kube-scheduler)
+PKGS=(helm.sh/helm/v4/cmd/helm go.etcd.io/etcd/server/v3 k8s.io/kubernetes/cmd/kube-apiserver
+      k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler)
 
 warm() {
   local b; for b in "${BINS[@]}"; do [ -x "$(bindir)/$b" ] || return 1; done
@@ -130,11 +132,12 @@ cmd_up() {
       "IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
   cert "$pki" admin kubex-admin system:masters
   cert "$pki" controller-manager system:kube-controller-manager
+  cert "$pki" scheduler system:kube-scheduler
   openssl ecparam -name prime256v1 -genkey -noout -out "$pki/sa.key" >/dev/null 2>&1 \
     && openssl ec -in "$pki/sa.key" -pubout -out "$pki/sa.pub" >/dev/null 2>&1 || fail "certificate sa" "openssl ec"
 
-  local etcd_port peer_port api_port
-  etcd_port=$(free_port); peer_port=$(free_port); api_port=$(free_port)
+  local etcd_port peer_port api_port sched_port
+  etcd_port=$(free_port); peer_port=$(free_port); api_port=$(free_port); sched_port=$(free_port)
   start "$d" etcd "$bin/etcd" --name kubex-cp --data-dir "$d/etcd-data" \
       --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
       --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
@@ -161,17 +164,25 @@ cmd_up() {
 
   kubeconfig "$d/admin.kubeconfig" "$server" admin
   kubeconfig "$d/controller-manager.kubeconfig" "$server" controller-manager
+  kubeconfig "$d/scheduler.kubeconfig" "$server" scheduler
   # Deployments, ReplicaSets (and the other workload controllers of the owner kinds), garbage collection,
-  # PodDisruptionBudget status (ACT-4), namespaces, default ServiceAccounts and kube-root-ca.crt. No node
-  # lifecycle controller: the test's fake Node has no kubelet and must not be tainted unreachable.
+  # PodDisruptionBudget status (ACT-4), namespaces, default ServiceAccounts and kube-root-ca.crt; the node lifecycle
+  # controller (nodes that stop renewing their Lease go NotReady and are tainted, and it lifts the not-ready taint
+  # the TaintNodesByCondition admission puts on new nodes) and pod GC, as on any cluster `kubex-sim agent` joins.
   start "$d" kube-controller-manager "$bin/kube-controller-manager" \
       --kubeconfig "$d/controller-manager.kubeconfig" \
       --bind-address 127.0.0.1 --secure-port 0 --leader-elect=false --root-ca-file "$pki/ca.crt" --use-service-account-credentials=true \
-      --controllers "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,job-controller,cronjob-controller,garbage-collector-controller,disruption-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller" \
+      --controllers "deployment-controller,replicaset-controller,statefulset-controller,daemonset-controller,job-controller,cronjob-controller,garbage-collector-controller,disruption-controller,namespace-controller,serviceaccount-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller,pod-garbage-collector-controller" \
       --concurrent-gc-syncs 5 --v 1
   # Ready when its serviceaccount controller has created the default ServiceAccount (pods need it).
   wait_until "$d" kube-controller-manager 60 curl -sf --cacert "$pki/ca.crt" --cert "$pki/admin.crt" \
       --key "$pki/admin.key" "$server/api/v1/namespaces/default/serviceaccounts/default"
+  # The cluster's own scheduler: pods that are not KAI's (whole nvidia.com/gpu among them) land on the agent's nodes.
+  start "$d" kube-scheduler "$bin/kube-scheduler" \
+      --kubeconfig "$d/scheduler.kubeconfig" --authentication-kubeconfig "$d/scheduler.kubeconfig" \
+      --authorization-kubeconfig "$d/scheduler.kubeconfig" \
+      --bind-address 127.0.0.1 --secure-port "$sched_port" --leader-elect=false --v 1
+  wait_until "$d" kube-scheduler 60 curl -sfk "https://127.0.0.1:$sched_port/healthz"
 
   cat > "$d/env" <<ENV
 export KUBECONFIG="$d/admin.kubeconfig"
@@ -189,7 +200,7 @@ cmd_down() {
   local d="${1:-}" name pid i
   [ -n "$d" ] || fail down "usage: control-plane.sh down DIR"
   [ -d "$d" ] || fail down "no such directory $d"
-  for name in kube-controller-manager kube-apiserver etcd; do
+  for name in kube-scheduler kube-controller-manager kube-apiserver etcd; do
     [ -f "$d/$name.pid" ] || continue
     pid="$(cat "$d/$name.pid")"
     if kill -0 "$pid" 2>/dev/null; then

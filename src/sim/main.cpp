@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "common/log.h"
+#include "sim/agent/agent.h"
+#include "sim/cluster/cluster.h"
 #include "sim/cluster/instance.h"
 #include "sim/cluster/trace_cluster.h"
 #include "sim/demo/demo.h"
@@ -162,6 +164,23 @@ int main(int argc, char** argv) {
                    "Keep the pods whose pod_phase is this; 'all' keeps every pod")
       ->capture_default_str()
       ->needs(trace_opt);
+  kubex::sim::agent::AgentOptions ao;
+  auto* agent_cmd = app.add_subcommand(
+      "agent", "Run the simulated GPU nodes, kubelet, KAI-like scheduler and GPU exporter against any API server");
+  agent_cmd->add_option("--kubeconfig", ao.kubeconfig,
+                        "Kubeconfig of the cluster (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  agent_cmd->add_option("--context", ao.context, "Kubeconfig context (default: its current-context)");
+  agent_cmd->add_option("--config", ao.config, "Node pools, kubelet timings and GPU isolation (YAML, as for serve)");
+  agent_cmd->add_option("--name", ao.name, "The agent's name: the sim.kubex.ai/agent label of the nodes it registers")
+      ->capture_default_str();
+  agent_cmd->add_option("--metrics-listen", ao.metrics_listen,
+                        "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)")
+      ->capture_default_str();
+  agent_cmd->add_option("--log-level", ao.log_level, "debug, info, warn or error")->capture_default_str();
+  agent_cmd->add_flag("--delete-nodes-on-exit", ao.delete_nodes_on_exit,
+                      "Delete the agent's nodes when it stops (by default they stay and go NotReady)");
+  auto* crds_cmd = app.add_subcommand(
+      "crds", "Print the CRDs of the kinds kubex-sim emulates (KAI's Queue, KubeAI's Model) for kubectl apply");
   kubex::sim::demo::DemoOptions dopt;
   int demo_timeout = static_cast<int>(dopt.timeout.count());
   auto* demo_cmd = app.add_subcommand(
@@ -178,6 +197,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (serve_cmd->parsed()) return serve(so);
+  if (agent_cmd->parsed()) return kubex::sim::agent::run_agent(ao);
+  if (crds_cmd->parsed()) {
+    std::printf("%s---\n%s", kubex::sim::cluster::queue_crd_yaml().c_str(),
+                kubex::sim::cluster::model_crd_yaml().c_str());
+    return 0;
+  }
   if (demo_cmd->parsed()) {
     dopt.timeout = std::chrono::seconds(demo_timeout);
     return kubex::sim::demo::run_demo(dopt);

@@ -1,5 +1,5 @@
 """The kubex-automation-engine Helm chart (SPEC HLM-1…3, ADM-1, ENG-3; issue 16 items 2 and 4) with the real helm
-binary that scripts/control-plane.sh builds from helm.sh/helm/v3: lint, templates with the default values and the
+binary that scripts/control-plane.sh builds from helm.sh/helm/v4: lint, templates with the default values and the
 user guide's values, the HLM-1 prefix rule, schema errors, certificates (chart-generated and cert-manager), the
 webhook configurations against the ones the engine itself registers on kubex-sim, the Deployment's flags against
 `kubex engine --help`, the singletons against the engine's validator, a server-side dry run on kubex-sim, and the
@@ -37,7 +37,7 @@ def find_helm():
                          timeout=60)
     helm = os.path.join(res.stdout.strip(), "helm") if res.returncode == 0 else ""
     if not helm or not os.access(helm, os.X_OK):
-        pytest.fail("no helm binary: run `scripts/control-plane.sh build` (it builds helm from helm.sh/helm/v3 into "
+        pytest.fail("no helm binary: run `scripts/control-plane.sh build` (it builds helm from helm.sh/helm/v4 into "
                     f"its cache), or set KUBEX_HELM. control-plane.sh bin said: {res.stderr.strip()}")
     return helm
 
@@ -482,7 +482,9 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     installs the RBAC on a real kube-apiserver), then `helm upgrade --dry-run=server`: the upgrade renders the
     Secret and caBundles of the installed release (lookup), not a new CA, so an upgrade never breaks TLS."""
     sim = sim_factory()
-    kube = ["--kubeconfig", sim.kubeconfig]
+    # helm 4 applies server-side by default; kubex-sim has no server-side apply (docs/kubex-sim.md lists it), so the
+    # sim gets helm's client-side three-way merge. tests/conformance installs with the default on kube-apiserver.
+    kube = ["--kubeconfig", sim.kubeconfig, "--server-side=false"]
     res = run_helm(helm, "install", "kubex-crds", str(ROOT / "charts" / "kubex-crds"), *kube, "--wait",
                    "--timeout", "60s")
     assert res.returncode == 0, res.stderr
@@ -513,7 +515,7 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     assert early["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
     # helm uninstall removes the release's objects and says so without an error (kubex-sim once refused the
     # DeleteOptions body helm sends).
-    res = run_helm(helm, "uninstall", RELEASE, *kube, "-n", NS, "--wait", "--timeout", "60s")
+    res = run_helm(helm, "uninstall", RELEASE, *kube[:2], "-n", NS, "--wait", "--timeout", "60s")
     assert res.returncode == 0 and not res.stderr.strip(), res.stderr
     assert f'release "{RELEASE}" uninstalled' in res.stdout, res.stdout
     gone = sim.kubectl("get", "mutatingwebhookconfiguration", EARLY, check=False)

@@ -3,8 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/yaml.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
+#include "sim/cluster/node_lease.h"
 #include "sim/cluster/node_objects.h"
 #include "sim/cluster/subsystem.h"
 
@@ -107,11 +108,15 @@ spec:
 )";
 }
 
-Cluster::Cluster(ApiServer& api, ClusterConfig config, const GpuPartFactory& make_gpu)
-    : ctx_(std::make_unique<ClusterContext>(api, std::move(config), api.clock())) {
+Cluster::Cluster(ClusterIo& io, ClusterConfig config, const GpuPartFactory& make_gpu, Front front)
+    : front_(std::move(front)), ctx_(std::make_unique<ClusterContext>(io, std::move(config))) {
   gpu_ = make_gpu(*ctx_);
-  parts_ = make_workload_controllers(*ctx_);
-  parts_.push_back(make_default_scheduler(*ctx_));
+  if (front_.kind == Front::Kind::kServe) {
+    parts_ = make_workload_controllers(*ctx_);
+    parts_.push_back(make_default_scheduler(*ctx_));
+  } else {
+    parts_.push_back(make_node_heartbeat(*ctx_));
+  }
   parts_.push_back(make_kai_scheduler(*ctx_));
   parts_.push_back(make_kubelet(*ctx_, gpu_.get()));
 }
@@ -138,18 +143,45 @@ common::Result<void> Cluster::install_crds() {
 }
 
 common::Result<void> Cluster::create_nodes() {
+  const bool agent = front_.kind == Front::Kind::kAgent;
   int index = 0;
   for (const auto& spec : node_specs(ctx_->config())) {
     int i = index++;
-    if (ctx_->client().get(core_path("nodes", "", spec.name)).ok()) continue;
-    auto r = ctx_->client().create(core_path("nodes", ""), node_object(spec, i));
+    auto existing = ctx_->client().get(core_path("nodes", "", spec.name));
+    if (existing.ok()) {
+      if (!agent) continue;
+      json labels = existing.json()["metadata"].value("labels", json::object());
+      std::string owner = labels.is_object() ? labels.value(kNodeAgentLabel, "") : "";
+      if (owner != front_.agent_name) {
+        return common::fail("node " + spec.name + " already exists and was not registered by this agent (" +
+                            kNodeAgentLabel + "=" + (owner.empty() ? "<none>" : owner) + ", this agent is " +
+                            front_.agent_name + "): rename the pool or remove the node");
+      }
+      continue;  // a restarted agent adopts its nodes; the heartbeat marks them Ready again
+    }
+    if (existing.status != 404) return common::fail("reading node " + spec.name + ": " + existing.body);
+    json node = node_object(spec, i);
+    if (agent) node["metadata"]["labels"][kNodeAgentLabel] = front_.agent_name;
+    auto r = ctx_->client().create(core_path("nodes", ""), node);
     if (!r.ok()) return common::fail("creating node " + spec.name + ": " + r.body);
   }
   return {};
 }
 
+common::Result<void> Cluster::delete_nodes() {
+  std::string failures;
+  for (const auto& spec : node_specs(ctx_->config())) {
+    auto r = ctx_->client().remove(core_path("nodes", "", spec.name));
+    if (!r.ok() && r.status != 404) failures += (failures.empty() ? "" : "; ") + spec.name + ": " + r.body;
+  }
+  if (!failures.empty()) return common::fail("deleting nodes: " + failures);
+  return {};
+}
+
 common::Result<int> Cluster::start(const std::string& metrics_listen) {
-  if (auto r = install_crds(); !r) return std::unexpected(r.error());
+  if (front_.kind == Front::Kind::kServe) {
+    if (auto r = install_crds(); !r) return std::unexpected(r.error());
+  }
   if (auto r = create_nodes(); !r) return std::unexpected(r.error());
   int port = 0;
   if (!metrics_listen.empty()) {

@@ -4,7 +4,7 @@
 
 #include "common/hash.h"
 #include "common/time_format.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 
 namespace kubex::sim::cluster {
 
@@ -12,8 +12,8 @@ using nlohmann::json;
 
 ObjectRef pod_ref(const SimPod& p) { return {"v1", "Pod", p.ns, p.name, p.uid}; }
 
-ClusterContext::ClusterContext(ApiServer& api, ClusterConfig config, const common::Clock& clock)
-    : api_(api), client_(api), config_(std::move(config)), clock_(clock) {
+ClusterContext::ClusterContext(ClusterIo& io, ClusterConfig config)
+    : io_(io), client_(io), config_(std::move(config)), clock_(io.clock()) {
   // Every subsystem reads pods and nodes through these caches.
   feed("/pods").add_handler([this](EventType type, const StoreEvent& ev) {
     if (type == EventType::kDeleted) {
@@ -40,7 +40,7 @@ ClusterContext::~ClusterContext() { stop_feeds(); }
 Feed& ClusterContext::feed(const std::string& storage) {
   std::lock_guard lk(feeds_mu_);
   auto& f = feeds_[storage];
-  if (!f) f = std::make_unique<Feed>(api_.store(), storage);
+  if (!f) f = io_.make_feed(storage);
   return *f;
 }
 

@@ -1,4 +1,4 @@
-// What every part of the simulated cluster shares: the API server (through a controller Client), the
+// What every part of the simulated cluster shares: the cluster (through ClusterIo and a controller Client), the
 // pod and node caches, feeds of store events, the clock and an Event recorder.
 #pragma once
 
@@ -13,10 +13,6 @@
 #include "sim/cluster/model.h"
 #include "sim/cluster/runtime.h"
 
-namespace kubex::sim {
-class ApiServer;
-}
-
 namespace kubex::sim::cluster {
 
 // Reference to the object an Event is about.
@@ -25,12 +21,15 @@ struct ObjectRef {
 };
 ObjectRef pod_ref(const SimPod& p);
 
+class ClusterIo;
+
 class ClusterContext {
  public:
-  ClusterContext(ApiServer& api, ClusterConfig config, const common::Clock& clock);
+  ClusterContext(ClusterIo& io, ClusterConfig config);
   ~ClusterContext();
 
-  ApiServer& api() { return api_; }
+  // How the cluster is read and written (SIM-3): the in-process store or an API server's REST.
+  ClusterIo& io() { return io_; }
   const Client& client() const { return client_; }
   const ClusterConfig& config() const { return config_; }
   const common::Clock& clock() const { return clock_; }
@@ -52,7 +51,7 @@ class ClusterContext {
                     const std::string& message, const std::string& component);
 
  private:
-  ApiServer& api_;
+  ClusterIo& io_;
   Client client_;
   ClusterConfig config_;
   const common::Clock& clock_;

@@ -9,6 +9,8 @@
 #include "sim/apiserver/http_server.h"
 #include "sim/apiserver/persistence.h"
 #include "sim/cluster/cluster.h"
+#include "sim/cluster/cluster_io.h"
+#include "sim/cluster/sched_admission.h"
 
 namespace kubex::sim::cluster {
 
@@ -48,7 +50,9 @@ common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions&
   in->api_->bootstrap(restored > 0);
   in->api_->start();
   if (!o.no_cluster) {
-    in->cluster_ = std::make_unique<Cluster>(*in->api_, o.cluster, make_gpu);
+    sched::register_kai_admission(*in->api_);  // serve's stand-in for KAI's admission webhook
+    in->io_ = std::make_unique<StoreIo>(*in->api_);
+    in->cluster_ = std::make_unique<Cluster>(*in->io_, o.cluster, make_gpu, Front::serve());
     auto mport = in->cluster_->start(o.metrics_listen);
     if (!mport) {
       in->stop();

@@ -20,6 +20,7 @@ class Persistence;
 namespace kubex::sim::cluster {
 
 class Cluster;
+class StoreIo;
 
 struct InstanceOptions {
   std::string host = "127.0.0.1";
@@ -57,6 +58,7 @@ class Instance {
   std::unique_ptr<ApiServer> api_;
   std::unique_ptr<Persistence> persistence_;
   std::unique_ptr<HttpServer> server_;
+  std::unique_ptr<StoreIo> io_;
   std::unique_ptr<Cluster> cluster_;
   std::thread serving_;
   std::string url_, kubeconfig_, metrics_url_;

@@ -8,7 +8,7 @@
 
 #include "common/log.h"
 #include "common/time_format.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
 #include "sim/cluster/json_fields.h"
 #include "sim/cluster/kubelet_devices.h"
@@ -49,7 +49,7 @@ class Kubelet : public Subsystem {
   Kubelet(ClusterContext& ctx, const GpuHealth* gpu)
       : ctx_(ctx),
         gpu_(gpu),
-        client_(ctx.api(), "system:node:kubex-sim"),
+        client_(ctx.io(), "system:node:kubex-sim"),
         controller_("kubelet", [this](const std::string& key) { return reconcile(key); }, 2) {
     ctx_.feed("/pods").add_handler([this](EventType type, const StoreEvent& ev) { on_pod(type, ev); });
     ctx_.feed("/nodes").add_handler([this](EventType type, const StoreEvent& ev) { on_node(type, ev); });
@@ -222,7 +222,9 @@ class Kubelet : public Subsystem {
     }
     if (p->node.empty()) return std::nullopt;
     auto net = devices_.node(p->node);
-    if (!net && !p->deleting) return std::nullopt;  // no such node (yet): the node event requeues its pods
+    // No such node (yet): the node event requeues its pods. A terminating pod of a missing node is finished here
+    // only when every node is the simulation's (serve); the agent never touches a pod of a node it does not run.
+    if (!net && (!p->deleting || !ctx_.io().owns_every_node())) return std::nullopt;
     auto run = run_for(*p);
     if (p->deleting && run->deletion_seen == common::TimePoint{}) run->deletion_seen = ctx_.now();
     PodFacts facts = pod_facts(*p, *run);
@@ -316,7 +318,7 @@ class Kubelet : public Subsystem {
       for (const auto& [k, v] : runs_) keys.push_back(k);
     }
     for (const auto& k : keys) {
-      if (!ctx_.api().store().get("/pods", k)) {
+      if (!ctx_.io().exists("/pods", k)) {
         devices_.release(k);
         forget(k);
       }

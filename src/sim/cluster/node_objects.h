@@ -15,6 +15,10 @@ namespace kubex::sim::cluster {
 // it).
 inline constexpr const char* kNodePoolLabel = "sim.kubex.ai/node-pool";
 
+// The label `kubex-sim agent` puts on the nodes it registers, valued with the agent's name (SIM-2): it touches no
+// other node.
+inline constexpr const char* kNodeAgentLabel = "sim.kubex.ai/agent";
+
 // The nodes of `config`: each pool's <pool>-node-<i> in pool order, then the explicit nodes.
 std::vector<NodeSpec> node_specs(const ClusterConfig& config);
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 
 namespace kubex::sim::cluster {
 
@@ -11,26 +11,24 @@ using nlohmann::json;
 // ---------------------------------------------------------------------------------------------------------
 // Feed
 
-Feed::Feed(Store& store, std::string storage) : store_(store), storage_(std::move(storage)) {}
+StoreFeed::StoreFeed(Store& store, std::string storage) : store_(store), storage_(std::move(storage)) {}
 
-Feed::~Feed() { stop(); }
+StoreFeed::~StoreFeed() { stop(); }
 
-void Feed::add_handler(Handler h) { handlers_.push_back(std::move(h)); }
+void StoreFeed::start() { thread_ = std::thread([this] { run(); }); }
 
-void Feed::start() { thread_ = std::thread([this] { run(); }); }
-
-void Feed::stop() {
+void StoreFeed::stop() {
   stop_ = true;
   store_.wake_all();
   if (thread_.joinable()) thread_.join();
 }
 
-void Feed::run() {
+void StoreFeed::run() {
   while (!stop_) {
     auto listed = store_.list(storage_, "", "", 0, nullptr);
     for (const auto& item : listed.items) {
       StoreEvent ev{item.rv, EventType::kAdded, item.text, item.index, nullptr};
-      for (auto& h : handlers_) h(EventType::kAdded, ev);
+      deliver(EventType::kAdded, ev);
     }
     delivered_rv_ = listed.rv;
     synced_ = true;
@@ -40,7 +38,7 @@ void Feed::run() {
     while (!stop_ && !gone) {
       auto events = cursor->next(std::chrono::milliseconds(200), gone);
       for (const auto& ev : events) {
-        for (auto& h : handlers_) h(ev.type, ev);
+        deliver(ev.type, ev);
       }
       if (!events.empty()) delivered_rv_ = events.back().rv;
     }
@@ -50,7 +48,7 @@ void Feed::run() {
   }
 }
 
-bool Feed::caught_up() const {
+bool StoreFeed::caught_up() const {
   return synced_ && delivered_rv_ >= store_.last_event_rv(storage_);
 }
 
@@ -170,58 +168,30 @@ void Controller::stop() {
 // ---------------------------------------------------------------------------------------------------------
 // Client
 
-Client::Client(ApiServer& api, std::string user) : api_(api), user_(std::move(user)) {}
+Client::Client(ClusterIo& io, std::string user) : io_(io), user_(std::move(user)) {}
 
 json Client::Response::json() const { return nlohmann::json::parse(body, nullptr, false); }
 
-namespace {
-Client::Response call(ApiServer& api, const std::string& user, const std::string& method, const std::string& path,
-                      std::string body, const std::string& content_type) {
-  ApiRequest req;
-  req.method = method;
-  auto q = path.find('?');
-  req.path = path.substr(0, q);
-  if (q != std::string::npos) {
-    std::string qs = path.substr(q + 1);
-    std::size_t start = 0;
-    while (start < qs.size()) {
-      auto amp = qs.find('&', start);
-      std::string kv = qs.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
-      auto eq = kv.find('=');
-      req.query.emplace(kv.substr(0, eq), eq == std::string::npos ? "" : kv.substr(eq + 1));
-      if (amp == std::string::npos) break;
-      start = amp + 1;
-    }
-  }
-  req.body = std::move(body);
-  req.content_type = content_type;
-  req.accept = "application/json";
-  req.user = UserInfo{user, "", {"system:authenticated"}};
-  ApiResponse res = api.handle(req);
-  return {res.status, std::move(res.body)};
-}
-}  // namespace
-
-Client::Response Client::get(const std::string& path) const { return call(api_, user_, "GET", path, "", ""); }
+Client::Response Client::get(const std::string& path) const { return io_.call(user_, "GET", path, "", ""); }
 
 Client::Response Client::create(const std::string& collection_path, const json& obj) const {
-  return call(api_, user_, "POST", collection_path, obj.dump(), "application/json");
+  return io_.call(user_, "POST", collection_path, obj.dump(), "application/json");
 }
 
 Client::Response Client::update(const std::string& path, const json& obj) const {
-  return call(api_, user_, "PUT", path, obj.dump(), "application/json");
+  return io_.call(user_, "PUT", path, obj.dump(), "application/json");
 }
 
 Client::Response Client::merge_patch(const std::string& path, const json& patch) const {
-  return call(api_, user_, "PATCH", path, patch.dump(), "application/merge-patch+json");
+  return io_.call(user_, "PATCH", path, patch.dump(), "application/merge-patch+json");
 }
 
 Client::Response Client::json_patch(const std::string& path, const json& ops) const {
-  return call(api_, user_, "PATCH", path, ops.dump(), "application/json-patch+json");
+  return io_.call(user_, "PATCH", path, ops.dump(), "application/json-patch+json");
 }
 
 Client::Response Client::remove(const std::string& path, const std::string& delete_options) const {
-  return call(api_, user_, "DELETE", path, delete_options, "application/json");
+  return io_.call(user_, "DELETE", path, delete_options, "application/json");
 }
 
 std::string core_path(const std::string& plural, const std::string& ns, const std::string& name) {

@@ -1,6 +1,6 @@
-// In-process controller runtime of the simulated cluster: feeds of store events, deduplicating work
-// queues, controllers with worker threads, and a small JSON client that goes through the full API
-// pipeline (defaulting, admission webhooks, validation), as kube-controller-manager's writes do.
+// Controller runtime of the simulated cluster: feeds of cluster events, deduplicating work queues, controllers
+// with worker threads, and a small JSON client whose calls go through the cluster's whole API pipeline
+// (defaulting, admission webhooks, validation), as kube-controller-manager's writes do.
 #pragma once
 
 #include <atomic>
@@ -21,33 +21,48 @@
 #include "common/log.h"
 #include "sim/apiserver/store.h"
 
-namespace kubex::sim {
-class ApiServer;
-}
-
 namespace kubex::sim::cluster {
 
 // Delivers every event of one storage (e.g. "/pods") in resourceVersion order: first a synthetic ADDED for
-// each object present at start, then live events. Handlers run on the feed's thread and must be quick.
+// each object present at start, then live events. Handlers run on the feed's thread and must be quick. Two
+// implementations (SIM-3): the in-process store's events (StoreFeed, `serve`) and LIST+WATCH of an API server
+// (`agent`, sim/agent).
 class Feed {
  public:
   using Handler = std::function<void(EventType type, const StoreEvent& ev)>;
-  Feed(Store& store, std::string storage);
-  ~Feed();
-  void add_handler(Handler h);
-  void start();
-  void stop();
+  virtual ~Feed() = default;
+  void add_handler(Handler h) { handlers_.push_back(std::move(h)); }
+  virtual void start() = 0;
+  virtual void stop() = 0;
   // True once the initial objects were delivered.
   bool synced() const { return synced_; }
-  // True when the handlers have seen every event of the storage retained so far.
-  bool caught_up() const;
+  // True when the handlers have seen every event of the storage known so far.
+  virtual bool caught_up() const = 0;
+
+ protected:
+  void deliver(EventType type, const StoreEvent& ev) {
+    for (auto& h : handlers_) h(type, ev);
+  }
+  std::atomic<bool> synced_{false};
+
+ private:
+  std::vector<Handler> handlers_;
+};
+
+// The feed of one storage of the in-process Store.
+class StoreFeed final : public Feed {
+ public:
+  StoreFeed(Store& store, std::string storage);
+  ~StoreFeed() override;
+  void start() override;
+  void stop() override;
+  bool caught_up() const override;
 
  private:
   void run();
   Store& store_;
   std::string storage_;
-  std::vector<Handler> handlers_;
-  std::atomic<bool> stop_{false}, synced_{false};
+  std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> delivered_rv_{0};
   std::thread thread_;
 };
@@ -98,10 +113,13 @@ class Controller {
   common::Logger log_;
 };
 
-// JSON calls through ApiServer::handle as a controller identity. Errors come back as the Status JSON.
+class ClusterIo;
+
+// JSON calls to the cluster as a controller identity, through the simulation's ClusterIo (in-process: the full
+// API pipeline as `user`; REST: the agent's kubeconfig identity). Errors come back as the Status JSON.
 class Client {
  public:
-  explicit Client(ApiServer& api, std::string user = "system:kube-controller-manager");
+  explicit Client(ClusterIo& io, std::string user = "system:kube-controller-manager");
   struct Response {
     int status = 0;
     std::string body;
@@ -115,14 +133,13 @@ class Client {
   Response json_patch(const std::string& path, const nlohmann::json& ops) const;
   // `delete_options`: a DeleteOptions JSON body, or "" for none.
   Response remove(const std::string& path, const std::string& delete_options = "") const;
-  ApiServer& api() const { return api_; }
 
  private:
-  ApiServer& api_;
+  ClusterIo& io_;
   std::string user_;
 };
 
-// REST paths for in-process calls.
+// REST paths of the simulation's calls.
 std::string core_path(const std::string& plural, const std::string& ns, const std::string& name = "");
 std::string group_path(const std::string& group_version, const std::string& plural, const std::string& ns,
                        const std::string& name = "");

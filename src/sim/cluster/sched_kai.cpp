@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/hash.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
 
 namespace kubex::sim::cluster::sched {
@@ -178,15 +178,10 @@ std::string KaiScheduler::queue_of(const SimPod& p) {
   if (p.owner_uid.empty()) return own;
   auto pod = client_.get(core_path("pods", p.ns, p.name));
   if (!pod.ok()) return own;
-  ApiServer& api = ctx_.api();
-  return kai_pod_queue(pod.json(), [&api](const std::string& api_version, const std::string& kind,
-                                          const std::string& ns, const std::string& name, json& out) {
-    auto slash = api_version.find('/');
-    std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
-    std::string version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
-    auto r = api.registry().find_kind(group, version, kind);
-    if (!r || name.empty()) return false;
-    auto obj = api.read(*r, r->namespaced ? ns : "", name);
+  ClusterIo& io = ctx_.io();
+  return kai_pod_queue(pod.json(), [&io](const std::string& api_version, const std::string& kind,
+                                         const std::string& ns, const std::string& name, json& out) {
+    auto obj = io.read_kind(api_version, kind, ns, name);
     if (!obj) return false;
     out = std::move(*obj);
     return true;

@@ -158,6 +158,11 @@ void Ledger::remove_pod(const std::string& key) {
   notify(freed, emptied);
 }
 
+bool Ledger::has_node(const std::string& name) const {
+  std::lock_guard lk(mu_);
+  return nodes_.count(name) > 0;
+}
+
 void Ledger::upsert_node(const SimNode& n) {
   PlacementNode pn;
   pn.name = n.name;

@@ -44,6 +44,7 @@ class Ledger {
   void remove_pod(const std::string& key);
   void upsert_node(const SimNode& n);
   void remove_node(const std::string& name);
+  bool has_node(const std::string& name) const;
 
   // Places `pod` and, when it fits, assumes it on the chosen node. A KAI fraction that needs a new group gets
   // group id `new_group_id` and an assumed reservation pod named reservation_pod_name(node, suffix).

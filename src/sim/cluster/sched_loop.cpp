@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "common/time_format.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
 #include "sim/cluster/json_fields.h"
 
@@ -23,6 +23,12 @@ constexpr milliseconds kFlushDelay{1000};
 constexpr milliseconds kResyncPeriod{30000};
 
 std::string pod_key_of(const StoreEvent& ev) { return ev.index ? ev.index->ns + "/" + ev.index->name : ""; }
+
+// A pod whose resources the schedulers account for: pending, or bound to one of the simulation's nodes. The agent
+// shares its cluster with nodes it does not run, whose pods (and KAI reservation pods) are not its business.
+bool holds_for_us(ClusterContext& c, const SimPod& p) {
+  return p.node.empty() || c.io().owns_every_node() || c.nodes().get(p.node) != nullptr;
+}
 
 }  // namespace
 
@@ -43,9 +49,10 @@ std::shared_ptr<Ledger> shared_ledger(ClusterContext& ctx) {
     auto l = weak.lock();
     if (!l) return;
     std::string key = pod_key_of(ev);
-    if (type == EventType::kDeleted) {
+    auto p = type == EventType::kDeleted ? nullptr : c->pods().get(key);
+    if (!p || !holds_for_us(*c, *p)) {
       l->remove_pod(key);
-    } else if (auto p = c->pods().get(key)) {
+    } else {
       l->upsert_pod(*p);
     }
   });
@@ -55,7 +62,14 @@ std::shared_ptr<Ledger> shared_ledger(ClusterContext& ctx) {
     if (type == EventType::kDeleted) {
       l->remove_node(ev.index->name);
     } else if (auto n = c->nodes().get(ev.index->name)) {
+      const bool first = !l->has_node(n->name);
       l->upsert_node(*n);
+      if (first && !c->io().owns_every_node()) {
+        // The agent's node arrived after pods bound to it (two feeds, no order between them): count them now.
+        for (const auto& pod : c->pods().all()) {
+          if (pod->node == n->name) l->upsert_pod(*pod);
+        }
+      }
     }
   });
   return ledger;
@@ -64,7 +78,7 @@ std::shared_ptr<Ledger> shared_ledger(ClusterContext& ctx) {
 SchedulerLoop::SchedulerLoop(ClusterContext& ctx, std::shared_ptr<Ledger> ledger, std::string component)
     : ctx_(ctx),
       ledger_(std::move(ledger)),
-      client_(ctx.api(), "system:" + component),
+      client_(ctx.io(), "system:" + component),
       component_(component),
       controller_(component, [this](const std::string& key) { return reconcile(key); }) {
   ctx_.feed("/pods").add_handler([this](EventType type, const StoreEvent& ev) {
@@ -108,7 +122,7 @@ void SchedulerLoop::flush() {
 void SchedulerLoop::resync() {
   // Deletions missed while a feed relisted: drop holdings whose pod is gone from the store.
   for (const auto& key : ledger_->confirmed_keys()) {
-    if (!ctx_.api().store().get("/pods", key)) ledger_->remove_pod(key);
+    if (!ctx_.io().exists("/pods", key)) ledger_->remove_pod(key);
   }
 }
 

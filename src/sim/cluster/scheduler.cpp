@@ -41,7 +41,6 @@ std::unique_ptr<Subsystem> make_default_scheduler(ClusterContext& ctx) {
 }
 
 std::unique_ptr<Subsystem> make_kai_scheduler(ClusterContext& ctx) {
-  register_kai_admission(ctx.api());
   return std::make_unique<KaiScheduler>(ctx, shared_ledger(ctx));
 }
 

@@ -7,7 +7,7 @@
 #include "api/keys.h"
 #include "common/file_io.h"
 #include "sim/apiserver/api_server.h"
-#include "sim/cluster/runtime.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/gpu/gpu_catalog.h"
 
 namespace kubex::sim::cluster {
@@ -153,7 +153,8 @@ common::Result<Trace> load_trace(const TraceOptions& options) {
 }
 
 common::Result<std::size_t> create_trace_objects(ApiServer& api, const std::vector<json>& objects) {
-  Client client(api, "system:kubex-sim-trace");
+  StoreIo io(api);
+  Client client(io, "system:kubex-sim-trace");
   std::size_t created = 0;
   for (const json& obj : objects) {
     std::string kind = obj.value("kind", "");

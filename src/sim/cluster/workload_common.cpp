@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/time_format.h"
-#include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 
 namespace kubex::sim::cluster {
 
@@ -346,11 +346,7 @@ void WorkloadEnv::event(const ObjectRef& ref, const std::string& type, const std
 }
 
 std::optional<json> WorkloadEnv::read(const std::string& storage, const std::string& key) const {
-  auto obj = ctx.api().store().get(storage, key);
-  if (!obj || !obj->text) return std::nullopt;
-  json j = json::parse(*obj->text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return j;
+  return ctx.io().read(storage, key);
 }
 
 std::vector<std::shared_ptr<const SimPod>> WorkloadEnv::owned_pods(const std::string& owner_uid) const {

@@ -16,7 +16,7 @@
 #include "common/result.h"
 #include "common/yaml.h"
 #include "sim/apiserver/api_server.h"
-#include "sim/cluster/runtime.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/demo/child_process.h"
 
 namespace kubex::sim::demo {
@@ -77,7 +77,7 @@ class Interrupts {
 // Creates each object, or updates it when it exists (like `kubectl apply` for objects the demo owns).
 class Applier {
  public:
-  explicit Applier(ApiServer& api) : api_(api), client_(api, "kubex-demo") {}
+  explicit Applier(ApiServer& api) : api_(api), io_(api), client_(io_, "kubex-demo") {}
 
   common::Result<void> apply_yaml(const std::string& name, const std::string& text) {
     auto docs = common::yaml_to_json_documents(text);
@@ -121,6 +121,7 @@ class Applier {
 
  private:
   ApiServer& api_;
+  cluster::StoreIo io_;
   cluster::Client client_;
 };
 

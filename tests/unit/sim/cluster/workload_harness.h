@@ -18,6 +18,7 @@
 #include "common/yaml.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/cluster.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
 #include "sim/cluster/subsystem.h"
 
@@ -27,10 +28,10 @@ using nlohmann::json;
 
 class Harness {
  public:
-  explicit Harness(ClusterConfig config = ClusterConfig::defaults()) : api_(options(clock)) {
+  explicit Harness(ClusterConfig config = ClusterConfig::defaults()) : api_(options(clock)), io_(api_) {
     api_.bootstrap(false);
     api_.start();
-    ctx_ = std::make_unique<ClusterContext>(api_, std::move(config), clock);
+    ctx_ = std::make_unique<ClusterContext>(io_, std::move(config));
     auto crd = common::yaml_to_json(model_crd_yaml());
     EXPECT_TRUE(crd);
     EXPECT_TRUE(client().create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", *crd).ok());
@@ -111,6 +112,7 @@ class Harness {
     return o;
   }
   ApiServer api_;
+  StoreIo io_;
   std::unique_ptr<ClusterContext> ctx_;
   std::vector<std::unique_ptr<Subsystem>> parts_;
 };

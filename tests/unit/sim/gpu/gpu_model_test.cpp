@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "sim/apiserver/api_server.h"
+#include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
 #include "test_pods.h"
 
@@ -30,6 +31,7 @@ class GpuModelTest : public ::testing::Test {
   void make(const std::string& isolation, std::chrono::milliseconds interval = 1000ms) {
     model.reset();
     ctx.reset();
+    io.reset();
     api.reset();
     ApiServerOptions opts;
     opts.clock = &clock;
@@ -38,7 +40,8 @@ class GpuModelTest : public ::testing::Test {
     cluster::ClusterConfig config = cluster::ClusterConfig::defaults();
     config.memory_isolation = isolation;
     config.gpu_sample_interval = interval;
-    ctx = std::make_unique<cluster::ClusterContext>(*api, config, clock);
+    io = std::make_unique<cluster::StoreIo>(*api);
+    ctx = std::make_unique<cluster::ClusterContext>(*io, config);
     ctx->nodes().upsert(gpu_node("n1"));
     model = std::make_unique<GpuModel>(*ctx);
   }
@@ -58,6 +61,7 @@ class GpuModelTest : public ::testing::Test {
 
   common::FakeClock clock{kT0};
   std::unique_ptr<ApiServer> api;
+  std::unique_ptr<cluster::StoreIo> io;
   std::unique_ptr<cluster::ClusterContext> ctx;
   std::unique_ptr<GpuModel> model;
 };
