@@ -1,8 +1,9 @@
 """`kubex engine` against a real kube-apiserver (DESIGN §1): authenticated as the Helm chart's ServiceAccount with a
 TokenRequest token, so the real RBAC authorizer enforces the chart's roles (HLM-2); its URL webhooks registered
 with --register-webhooks (ENG-3) and called by the real admission chain (ADM-1); leader election on the real Lease
-(ENG-1); the WHH probe's server-side dry run (WHH-1); status conditions and events (OBS-1, OBS-2); an eviction
-refused with 429 by a PodDisruptionBudget whose status kube-controller-manager keeps current (ACT-4)."""
+(ENG-1); the WHH probe's server-side dry run (WHH-1); status conditions and events (OBS-1, OBS-2). No nodes run here:
+kubex's own evictions, refusals by a PodDisruptionBudget (ACT-4), taints and rollback run in test_seed_story.py, where
+`kubex-sim agent` provides the nodes."""
 import json
 import pathlib
 
@@ -291,55 +292,6 @@ def test_pod_creation_is_never_blocked_while_the_engine_is_down(env):  # ADM-2 f
         assert adm.container_gpu(pod)[1] == "1"
     finally:
         env.start()
-
-
-def test_eviction_is_refused_by_a_pdb_kept_current_by_the_controller_manager(env):  # ACT-4
-    cp = env.cp
-    ns = "conf-pdb"
-    cp.kubectl("create", "namespace", ns)
-    # No kubelet: a Node object and pods bound to it whose status is set through the status subresource.
-    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "conf-node", "labels": {"pool": "gpu"}}}
-    cp.kubectl("apply", "-f", "-", input=json.dumps(node))
-    now = "2026-01-01T00:00:00Z"
-    for i in range(2):
-        pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"web-{i}", "namespace": ns,
-                                                               "labels": {"app": "web"}},
-               "spec": {"nodeName": "conf-node", "containers": [{"name": "c", "image": "x"}]}}
-        cp.kubectl("apply", "-f", "-", input=json.dumps(pod))
-        status = {"status": {"phase": "Running", "conditions": [
-            {"type": "Ready", "status": "True", "lastTransitionTime": now},
-            {"type": "PodScheduled", "status": "True", "lastTransitionTime": now}]}}
-        cp.kubectl("patch", "pod", f"web-{i}", "-n", ns, "--subresource=status", "--type=merge",
-                   "-p", json.dumps(status))
-    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web", "namespace": ns},
-           "spec": {"minAvailable": 2, "selector": {"matchLabels": {"app": "web"}}}}
-    cp.kubectl("apply", "-f", "-", input=json.dumps(pdb))
-
-    def current():
-        s = cp.kubectl_json("get", "pdb", "web", "-n", ns).get("status", {})
-        return s if s.get("currentHealthy") == 2 and s.get("observedGeneration") == 1 else None
-
-    s = wait_for(current, timeout=30, what="the disruption controller's PDB status")
-    assert s["disruptionsAllowed"] == 0 and s["desiredHealthy"] == 2, s
-    # The eviction as the engine makes it: with the chart's ServiceAccount (pods/eviction create, HLM-2).
-    from kubernetes import client
-    from kubernetes.client.rest import ApiException
-    api = client.CoreV1Api(env.cp.client(kubeconfig=env.kubeconfig))
-    body = client.V1Eviction(metadata=client.V1ObjectMeta(name="web-0", namespace=ns))
-    with pytest.raises(ApiException) as err:
-        api.create_namespaced_pod_eviction("web-0", ns, body)
-    assert err.value.status == 429, err.value
-    status = json.loads(err.value.body)
-    assert status["reason"] == "TooManyRequests", status
-    assert "disruption budget" in status["message"], status
-    # One more healthy replica's worth of budget: the eviction goes through.
-    cp.kubectl("patch", "pdb", "web", "-n", ns, "--type=merge", "-p", '{"spec":{"minAvailable":1}}')
-    wait_for(lambda: cp.kubectl_json("get", "pdb", "web", "-n", ns)["status"].get("disruptionsAllowed") == 1,
-             timeout=30, what="disruptionsAllowed 1")
-    api.create_namespaced_pod_eviction("web-0", ns, body)
-    wait_for(lambda: cp.kubectl("get", "pod", "web-0", "-n", ns, check=False).returncode != 0 or
-             cp.kubectl_json("get", "pod", "web-0", "-n", ns)["metadata"].get("deletionTimestamp"),
-             timeout=30, what="web-0 evicted")
 
 
 def test_no_forbidden_request_in_the_engine_log(env):  # HLM-2: the chart's RBAC covers every controller

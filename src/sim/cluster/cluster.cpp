@@ -93,7 +93,7 @@ spec:
               x-kubernetes-preserve-unknown-fields: true
               required: [url, engine]
               properties:
-                url: {type: string, description: Where the model comes from (hf://..., ollama://...).}
+                url: {type: string, description: "Where the model comes from (hf://..., ollama://...)."}
                 engine: {type: string, enum: [OLlama, VLLM, FasterWhisper, Infinity], description: Serving engine.}
                 features: {type: array, items: {type: string}}
                 resourceProfile: {type: string, description: "NAME:COUNT, e.g. nvidia-gpu-t4:1."}
