@@ -13,12 +13,12 @@ import json
 import pathlib
 import re
 import subprocess
-import threading
-import time
 
 import pytest
 
-from conftest import BIN, ENGINE_NS, GROUP, HERE, ROOT, forbidden_lines, free_port, run, sa_kubeconfig, wait_for
+import test_admission as adm
+from conftest import BIN, ENGINE_NS, GROUP, HERE, ROOT, free_port, run, sa_kubeconfig, wait_for
+from test_availability import PodWatch
 from test_engine import Env, chart_rbac
 from test_gpu_metrics import Prometheus
 from test_reactive import API, apply, starter_docs
@@ -146,56 +146,6 @@ def queue_obj(name, parent=None):
     return {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
 
 
-class PodWatch:
-    """A WATCH stream (official Python client) on one app's pods: after every event, the number of replicas that are
-    not Ready-and-not-terminating; the largest such number over the stream, and the event count."""
-
-    def __init__(self, cp, ns, app, replicas):
-        from kubernetes import client, watch
-        self.core = client.CoreV1Api(cp.client())
-        self.ns, self.sel, self.replicas = ns, f"app={app}", replicas
-        self.max_unavailable, self.events, self.log = 0, 0, []
-        items = self.core.list_namespaced_pod(ns, label_selector=self.sel)
-        self.state = {p.metadata.name: self._avail(p) for p in items.items}
-        self.rv = items.metadata.resource_version
-        self.watch = watch.Watch()
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
-
-    @staticmethod
-    def _avail(p):
-        return not p.metadata.deletion_timestamp and \
-            any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))
-
-    def run(self):
-        while not self.stop_.is_set():
-            try:
-                for ev in self.watch.stream(self.core.list_namespaced_pod, self.ns, label_selector=self.sel,
-                                            resource_version=self.rv, timeout_seconds=60):
-                    p = ev["object"]
-                    self.rv = p.metadata.resource_version
-                    if ev["type"] == "DELETED":
-                        self.state.pop(p.metadata.name, None)
-                    else:
-                        self.state[p.metadata.name] = self._avail(p)
-                    self.events += 1
-                    self.log.append((ev["type"], p.metadata.name, self.state.get(p.metadata.name)))
-                    self.max_unavailable = max(self.max_unavailable,
-                                               self.replicas - sum(1 for v in self.state.values() if v))
-                    if self.stop_.is_set():
-                        break
-            except Exception:  # a dropped stream resumes from the last resourceVersion
-                if self.stop_.is_set():
-                    break
-
-    def stop(self):
-        self.stop_.set()
-        self.watch.stop()
-        self.thread.join(timeout=70)
-        return self.max_unavailable
-
-
 @pytest.fixture(scope="module")
 def story(crds, tmp_path_factory):
     cp = crds
@@ -298,6 +248,43 @@ def test_admission_both_passes_on_deployment_pods_that_run(story):  # ADM-1, ADM
         cp.kubectl("delete", "namespace", ns, bare, "--wait=false")
 
 
+def test_model_owned_vllm_pod_is_admitted_and_runs(story):  # ADM-11, VLM-1..4, SEL-1 (KubeAI Model owner)
+    """`kubex-sim crds` installed KubeAI's Model kind, so a KubeAI-style owner is part of the story. No KubeAI
+    operator runs here: the pod is created the way it creates them (owned by the Model, container `server`)."""
+    cp = story.cp
+    ns = "story-model"
+    cp.kubectl("create", "namespace", ns)
+    policy = static_policy("story-model", ns, "0.3")
+    policy["spec"]["scope"]["workloadTypes"] = ["Model"]
+    apply(cp, policy, {"apiVersion": "kubeai.org/v1", "kind": "Model", "metadata": {"name": "llama", "namespace": ns},
+                       "spec": {"features": ["TextGeneration"], "url": "hf://meta-llama/Llama-3.2-1B-Instruct",
+                                "engine": "VLLM", "resourceProfile": "nvidia-gpu-t4:1", "minReplicas": 1}})
+    model = cp.kubectl_json("get", "model", "llama", "-n", ns)
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"generateName": "model-llama-", "namespace": ns, "labels": {"model": "llama"},
+                        "ownerReferences": [{"apiVersion": "kubeai.org/v1", "kind": "Model", "name": "llama",
+                                             "uid": model["metadata"]["uid"], "controller": True}]},
+           "spec": {"nodeSelector": {"pool": "story"}, "containers": [{
+               "name": "server", "image": "vllm/vllm-openai:v0.6.3",
+               "args": ["--model", "meta-llama/Llama-3.2-1B-Instruct", "--gpu-memory-utilization=0.95"],
+               "resources": {"requests": {"cpu": "100m", "nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}}}]}}
+    try:
+        # The engine has the policy once a server-side dry-run pod of the Model gets the fraction.
+        wait_for(lambda: adm.engine_would_mutate(cp, ns, model, "server",
+                                                 lambda x: adm.annotations(x).get("gpu-fraction") == "0.3"),
+                 timeout=60, what="the engine sizing the Model's pods")
+        cp.kubectl("create", "-f", "-", input=json.dumps(pod))
+        (p,) = wait_for(lambda: [x for x in cp.kubectl_json("get", "pods", "-n", ns, "-l", "model=llama")["items"]
+                                 if ready(x)], timeout=90, what="the Model's pod Ready on the agent's nodes")
+        assert gpu_form(p) == ("0.3", None, None, "kai-scheduler")
+        # VLM-3: 0.3 x (1 - 10/100) = 0.27; VLM-4: the existing flag is rewritten, not duplicated.
+        assert [a for a in p["spec"]["containers"][0]["args"] if a.startswith("--gpu-memory-utilization")] == \
+            ["--gpu-memory-utilization=0.27"]
+    finally:
+        cp.kubectl("delete", "clusterstaticpolicy", "story-model", "--wait=false")
+        cp.kubectl("delete", "namespace", ns, "--wait=false")
+
+
 def test_reactive_upsize_evicts_one_pod_at_a_time_past_a_pdb(story):  # REA-4, ACT-1, ACT-3, ACT-4, ACT-5, OBS-2
     cp, engine = story.cp, story.engine
     ns = "story-rea"
@@ -310,7 +297,7 @@ def test_reactive_upsize_evicts_one_pod_at_a_time_past_a_pdb(story):  # REA-4, A
                      template_annotations={"sim.kubex.ai/gpu-sm-percent": "45",
                                            "sim.kubex.ai/gpu-memory-mib": "1024"}))
     wait_for(lambda: len(ready_pods(cp, ns, "svc")) == 3, timeout=90, what="three pods Ready")
-    watch = PodWatch(cp, ns, "svc", 3)
+    watch = PodWatch(cp, ns, 3)  # the app is named svc, as PodWatch watches
     try:
         def recommended():
             v = cp.kubectl_json("get", "deployment", "svc", "-n", ns)["metadata"].get("annotations", {}).get(
@@ -329,7 +316,7 @@ def test_reactive_upsize_evicts_one_pod_at_a_time_past_a_pdb(story):  # REA-4, A
     finally:
         worst = watch.stop()
     assert watch.events > 6, "the watch saw the replacements"
-    assert worst <= 1, f"{worst} replicas unavailable at once: {watch.log[-20:]}"
+    assert worst <= 1, f"{worst} replicas unavailable at once: {watch.worst}"
     evicted = [l.get("pod") for l in engine.find_all("evicted pod") if l.get("namespace") == ns]
     assert len(evicted) >= 3 and len(set(evicted)) == len(evicted), evicted  # kubex's own evictions, once per pod
     assert any(e.get("reason") == "PolicyEvaluationEvictResize" for e in

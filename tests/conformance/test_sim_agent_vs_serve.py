@@ -6,14 +6,13 @@ go through the same phases and conditions, record the same event reasons, and ta
 + readyDelay to Ready, stopDelay to gone). A difference is fixed in serve or listed in KNOWN with why (and in
 docs/kubex-sim.md, "Differences between serve and a real API server")."""
 import json
-import pathlib
 import subprocess
 import threading
 import time
 
 import pytest
 
-from conftest import BIN, Sim, free_port, wait_for
+from conftest import BIN, Sim, run, wait_for
 
 NS = "lifecycle"
 START, READY, STOP = 1.0, 1.0, 0.5  # the kubelet delays of CONFIG, seconds
@@ -157,7 +156,6 @@ def test_a_pod_lifecycle_is_the_same_through_serve_and_agent(cp, config_file, tm
     finally:
         sim.stop()
 
-    from conftest import run
     cp.kubectl("apply", "-f", "-", input=run([str(BIN / "kubex-sim"), "crds"]).stdout)
     cp.kubectl("create", "namespace", "kai-resource-reservation", check=False)
     log = open(tmp_path / "agent.log", "wb")
