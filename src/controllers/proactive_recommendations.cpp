@@ -161,6 +161,16 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   auto enqueue_all = [&] {
     for (const auto& w : deps_.workloads->list()) controller_.enqueue(observe::workload_key(*w));
   };
+  // The first answer (a set or a definitive failure) lets the workloads be written; they were held back until now.
+  auto answered = [&] {
+    bool first = false;
+    {
+      std::lock_guard lk(mu_);
+      first = !sources_loaded_;
+      sources_loaded_ = true;
+    }
+    if (first) enqueue_all();
+  };
   if (!g.has_recommendations_config_map) {
     bool had = false;
     {
@@ -180,6 +190,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
         log_.warn("cannot update global-config status", {{"error", r.error().str()}});
       enqueue_all();
     }
+    answered();
     return again;
   }
   std::string location = g.recommendations_config_map_namespace + "/" + g.recommendations_config_map_name;
@@ -197,18 +208,21 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   if (!cm) return std::unexpected("reading ConfigMap " + location + ": " + cm.error().str());
   if (!cm->found) {
     report(false, "ConfigMapNotFound", "ConfigMap " + location + " not found", 0);
+    answered();
     return again;
   }
   auto document = cm->data.find(kDocumentKey);
   if (document == cm->data.end()) {
     report(false, "ConfigMapNotFound", std::string("ConfigMap ") + location + " has no key " + kDocumentKey,
            0);
+    answered();
     return again;
   }
   auto parsed = decide::parse_recommendations(document->second);
   if (!parsed) {
     report(false, "InvalidRecommendations",
            std::string("ConfigMap ") + location + " key " + kDocumentKey + ": " + parsed.error().str(), 0);
+    answered();
     return again;
   }
   // PRO-6: lastCount and the message give the same number (accepted entries, repeats included).
@@ -219,11 +233,19 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     set_ = std::move(*parsed);
   }
   report(true, "Loaded", message, accepted);
+  {
+    std::lock_guard lk(mu_);
+    sources_loaded_ = true;
+  }
   enqueue_all();
   return again;
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::string& key) {
+  {
+    std::lock_guard lk(mu_);
+    if (!sources_loaded_) return kube::ReconcileResult{};  // the first load enqueues every workload
+  }
   auto w = deps_.workloads->find(key);
   if (!w) return kube::ReconcileResult{};
   auto catalog = deps_.catalog->catalog();

@@ -5,8 +5,8 @@
 // RecommendationReloadFailed event on failure, keeping the last good set; and writes each workload's values,
 // clamped by the strategy, under the winning proactive policy's prefix in `desired-resource-requests`
 // (`{"<container>":{"gpu":"0.4"}}`). The annotation is removed when the workload is no longer matched by a
-// valid proactive policy or has no value any more. History-based values (PRO-2) come with the Prometheus
-// recommender. Counts kubex_gpu_recommendations_total{policy_kind,direction} when a written value changes.
+// valid proactive policy or has no value any more. Nothing is written before the first load has an answer (issue 24
+// item 4: no flapping at engine start). History-based values (PRO-2) come with the Prometheus recommender. Counts kubex_gpu_recommendations_total{policy_kind,direction} when a written value changes.
 #pragma once
 
 #include <chrono>
@@ -97,6 +97,9 @@ class ProactiveRecommendations final : public kube::Runnable {
   std::string location_;                          // "ns/name" it came from
   std::string loaded_rv_;                         // resourceVersion of the ConfigMap last read
   std::string followed_;                          // "ns/name" the source follows, "" for none
+  // The first load attempt has an answer (a set, or a definitive failure). Until then no workload is written: a
+  // starting engine (restart, new leader) never removes a value and writes it again a second later.
+  bool sources_loaded_ = false;
 };
 
 }  // namespace kubex::controllers

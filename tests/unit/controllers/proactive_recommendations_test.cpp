@@ -316,6 +316,42 @@ TEST_F(ProactiveFixture, NoConfigMapConfiguredClearsTheConditionAndTheValues) { 
   EXPECT_TRUE(queued().empty());
 }
 
+// Issue 24 item 4: a starting engine (restart, new leader) writes nothing before its first load has an answer, so a
+// ConfigMap value on a workload is never removed and written again a second later; a read error holds it back too.
+TEST_F(ProactiveFixture, NothingIsWrittenBeforeTheFirstLoadHasAnAnswer) {  // PRO-1, PRO-6
+  config_maps->put("kubex/recs", "11", {{"recommendations.json", document({{"infer", "app", "0.4"}})}});
+  infer({{kClusterRequests, R"({"app":{"gpu":"0.4"}})"}});
+  // The workload's event comes before the reload (as an informer's initial list does): nothing happens.
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_EQ(writer->calls, 0);
+  // The first reload fails (API error): still nothing, and no workload is queued.
+  config_maps->fail = kube::ApiStatus{500, "InternalError", "etcd is down", 0};
+  ASSERT_FALSE(reload());
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_EQ(writer->calls, 0);
+  EXPECT_TRUE(queued().empty());
+  // Once loaded, every workload is evaluated: the value is already there, so nothing is written.
+  config_maps->fail.reset();
+  ASSERT_TRUE(reload());
+  EXPECT_EQ(queued(), std::set<std::string>{kKey});
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_TRUE(writer->writes.empty());
+  EXPECT_EQ(metrics.render().find("kubex_gpu_recommendations_total{"), std::string::npos) << "nothing counted as new";
+}
+
+// A definitive first answer (the ConfigMap is missing) also lets the workloads be evaluated: its values go.
+TEST_F(ProactiveFixture, AMissingConfigMapIsAnAnswerToo) {  // PRO-6, PRO-7
+  infer({{kClusterRequests, R"({"app":{"gpu":"0.4"}})"}});
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_EQ(writer->calls, 0);
+  ASSERT_TRUE(reload());
+  EXPECT_EQ(loaded()["reason"], "ConfigMapNotFound");
+  EXPECT_EQ(queued(), std::set<std::string>{kKey});
+  ASSERT_TRUE(reconcile(kKey));
+  ASSERT_EQ(writer->writes.size(), 1u);
+  EXPECT_EQ(writer->writes[0].remove, std::vector<std::string>{kClusterRequests});
+}
+
 TEST_F(ProactiveFixture, StopStopsFollowing) {
   config_maps->put("kubex/recs", "11", {{"recommendations.json", "[]"}});
   ASSERT_TRUE(reload());

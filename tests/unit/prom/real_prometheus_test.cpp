@@ -1,5 +1,5 @@
 // The real Prometheus (2.42, /usr/bin/prometheus and /usr/bin/promtool) accepts every query the REA-3
-// builders produce, and the client reads its responses as VAL-8 says: a vector is data, a scalar or a
+// and PRO-2 builders produce, and the client reads its responses as VAL-8 says: a vector is data, a scalar or a
 // string is an error, a syntax error is Prometheus's bad_data, NaN and Inf samples count as missing.
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "prom/client.h"
+#include "prom/history_queries.h"
 #include "prom/promql.h"
 #include "test_support.h"
 
@@ -56,6 +57,16 @@ std::vector<std::string> builder_outputs() {
         for (auto& q : signal_queries(s, r, few, w)) out.push_back(std::move(q));
       }
       for (auto& q : signal_queries(s, r, many, 600s)) out.push_back(std::move(q));
+    }
+  }
+  // PRO-2's history queries: every signal, every kind's pod pattern, KAI and whole-GPU memory, names to escape.
+  std::vector<HistoryWorkload> history = {{"Deployment", "ml", "infer", true}, {"Deployment", "a.b", "x+y", false},
+                                          {"StatefulSet", "db", "pg", true},  {"CronJob", "db", "nightly", false},
+                                          {"Model", "ml", "opt", false},      {"Job", "ml", "etl", true}};
+  for (const auto& batch : history_batches(history)) {
+    for (auto sig : {HistorySignal::kCompute, HistorySignal::kMemory, HistorySignal::kComputeSpan,
+                     HistorySignal::kMemorySpan}) {
+      out.push_back(history_query(sig, batch, 345600s));
     }
   }
   return out;
