@@ -39,17 +39,21 @@ def http_get(url, timeout=5):
 
 
 class Prometheus:
-    """A real Prometheus scraping one target every second."""
+    """A real Prometheus scraping one target every second (`target` None: no target). `history`: gpu_history.Series
+    backfilled into its data directory before it starts (days of samples, PRO-2)."""
 
-    def __init__(self, target):
+    def __init__(self, target, history=None):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="kubex-prom-"))
+        if history:
+            from gpu_history import backfill
+            backfill(self.dir / "data", history)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         config = self.dir / "prometheus.yml"
         config.write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-            "scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: 1s\n    scrape_timeout: 900ms\n"
-            f"    static_configs:\n      - targets: ['{target}']\n"
+            + ("scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: 1s\n    scrape_timeout: 900ms\n"
+               f"    static_configs:\n      - targets: ['{target}']\n" if target else "scrape_configs: []\n")
         )
         self.log = open(self.dir / "prometheus.log", "wb")
         self.proc = subprocess.Popen(
