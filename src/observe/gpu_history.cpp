@@ -1,0 +1,102 @@
+#include "observe/gpu_history.h"
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "prom/client.h"
+
+namespace kubex::observe {
+
+namespace {
+
+void add_jobs(std::vector<HistoryJob>& out, const std::vector<prom::HistoryWorkload>& workloads,
+              std::chrono::seconds lookback, prom::HistorySignal value, prom::HistorySignal span) {
+  for (auto& batch : prom::history_batches(workloads)) {
+    for (auto signal : {value, span}) {
+      std::string q = prom::history_query(signal, batch, lookback);
+      out.push_back({signal, batch, lookback, std::move(q)});
+    }
+  }
+}
+
+std::string label(const prom::Sample& s, const char* name) {
+  auto it = s.labels.find(name);
+  return it == s.labels.end() ? "" : it->second;
+}
+
+}  // namespace
+
+std::string history_key(const prom::HistoryWorkload& w) { return w.kind + "/" + w.ns + "/" + w.name; }
+
+std::vector<HistoryJob> history_jobs(const std::vector<HistoryRequest>& requests) {
+  std::map<std::chrono::seconds, std::vector<prom::HistoryWorkload>> by_lookback, memory_shared;
+  std::vector<const HistoryRequest*> memory_own;
+  for (const auto& r : requests) {
+    by_lookback[r.lookback].push_back(r.workload);
+    if (r.memory_lookback >= r.lookback) {
+      memory_shared[r.lookback].push_back(r.workload);
+    } else {
+      memory_own.push_back(&r);
+    }
+  }
+  std::vector<HistoryJob> out;
+  for (const auto& [l, ws] : by_lookback) {
+    add_jobs(out, ws, l, prom::HistorySignal::kCompute, prom::HistorySignal::kComputeSpan);
+  }
+  for (const auto& [l, ws] : memory_shared) {
+    add_jobs(out, ws, l, prom::HistorySignal::kMemory, prom::HistorySignal::kMemorySpan);
+  }
+  for (const HistoryRequest* r : memory_own) {
+    add_jobs(out, {r->workload}, r->memory_lookback, prom::HistorySignal::kMemory, prom::HistorySignal::kMemorySpan);
+  }
+  return out;
+}
+
+HistoryReadResult read_history(prom::Querier& querier, const std::vector<HistoryRequest>& requests,
+                               common::TimePoint now, std::size_t max_in_flight) {
+  const std::vector<HistoryJob> jobs = history_jobs(requests);
+  HistoryReadResult out;
+  out.queries = jobs.size();
+  std::mutex mu;
+  const double now_s = std::chrono::duration<double>(now.time_since_epoch()).count();
+
+  auto apply = [&](const HistoryJob& job, const common::Result<prom::Vector>& answer) {
+    std::lock_guard lk(mu);
+    if (!answer) {
+      out.errors.push_back(answer.error().str());
+      for (const auto& w : job.batch) out.failed_workloads.insert(history_key(w));
+      return;
+    }
+    for (const auto& s : answer->samples) {
+      const prom::HistoryWorkload* w = prom::history_owner(job.batch, label(s, "namespace"), label(s, "pod"));
+      if (!w) continue;
+      decide::ContainerHistory& h = out.workloads[history_key(*w)][label(s, "container")];
+      auto raise = [](auto& slot, auto v) { slot = slot ? std::max(*slot, v) : v; };
+      switch (job.signal) {
+        case prom::HistorySignal::kCompute: raise(h.compute_percent, s.value); break;
+        case prom::HistorySignal::kMemory: raise(h.memory_percent, s.value); break;
+        case prom::HistorySignal::kComputeSpan:
+        case prom::HistorySignal::kMemorySpan: {
+          auto span = std::chrono::seconds(static_cast<std::int64_t>(std::max(0.0, now_s - s.value)));
+          raise(job.signal == prom::HistorySignal::kComputeSpan ? h.compute_span : h.memory_span, span);
+          break;
+        }
+      }
+    }
+  };
+
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < jobs.size(); i = next++) apply(jobs[i], querier.instant(jobs[i].promql));
+  };
+  const std::size_t n = std::min(std::max<std::size_t>(max_in_flight, 1), jobs.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < n; ++i) threads.emplace_back(worker);
+  if (n > 0) worker();
+  for (auto& t : threads) t.join();
+  return out;
+}
+
+}  // namespace kubex::observe

@@ -1,0 +1,54 @@
+// PRO-2 history reads (DESIGN §3 observe/): the batched queries of prom/history_queries.h sent through a prom::Querier,
+// at most `max_in_flight` at once, each answer mapped back to its workloads (namespace and pod pattern) and reduced per
+// container: the maximum over the workload's pods, and the span from its oldest sample. Read-only, and slow by nature
+// (Prometheus reads days of samples): callers run it off the reconcile workers.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "decide/proactive/history.h"
+#include "prom/history_queries.h"
+
+namespace kubex::prom {
+class Querier;
+}
+
+namespace kubex::observe {
+
+struct HistoryRequest {
+  prom::HistoryWorkload workload;
+  std::chrono::seconds lookback{0};         // L = maxAnalysisAgeDays × 86400 s
+  std::chrono::seconds memory_lookback{0};  // Lm = min(L, now − the last allocation transition)
+};
+
+struct HistoryReadResult {
+  // history_key(workload) -> container -> what came back (a signal whose query failed or matched nothing is unset).
+  std::map<std::string, std::map<std::string, decide::ContainerHistory>> workloads;
+  std::set<std::string> failed_workloads;  // keys whose batch had a failed query: their history could not be refreshed
+  std::vector<std::string> errors;         // one message per failed query
+  std::size_t queries = 0;                 // queries sent
+};
+
+// "Kind/ns/name".
+std::string history_key(const prom::HistoryWorkload& w);
+
+// The queries of one reload, in the order they are sent: per lookback, per kind batch (≤ 100 workloads), compute
+// and its span; memory and its span in the same batches for workloads whose Lm equals L, one batch each otherwise.
+struct HistoryJob {
+  prom::HistorySignal signal;
+  std::vector<prom::HistoryWorkload> batch;
+  std::chrono::seconds lookback;
+  std::string promql;
+};
+std::vector<HistoryJob> history_jobs(const std::vector<HistoryRequest>& requests);
+
+HistoryReadResult read_history(prom::Querier& querier, const std::vector<HistoryRequest>& requests,
+                               common::TimePoint now, std::size_t max_in_flight = 2);
+
+}  // namespace kubex::observe
