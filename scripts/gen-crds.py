@@ -610,11 +610,16 @@ def policy_common(cluster, strategy_kind):
     }
 
 
-def policy_status():
-    return status("Observed state, written by the engine.", {
+def policy_status(proactive=False):
+    fields = {
         "matchedWorkloads": int64("Number of workloads this policy currently matches.", minimum=0),
-        "lastEvaluationTime": timestamp("When the policy was last evaluated."),
-    })
+        "lastEvaluationTime": timestamp("When the policy was last evaluated." + (
+            " Set only when a history evaluation completes (PRO-8)." if proactive else "")),
+    }
+    if proactive:
+        fields["recommendedWorkloads"] = int64("Number of workloads that hold a value of this policy now, from their "
+                                               "GPU history or the recommendations ConfigMap (PRO-8).", minimum=0)
+    return status("Observed state, written by the engine.", fields)
 
 
 def proactive_spec(cluster, strategy_kind):
@@ -915,6 +920,8 @@ POLICY_COLS = [col("Strategy", ".spec.automationStrategyRef.name"),
                cond_col("Resolved", "AutomationStrategyResolved"), cond_col("Ready", "Ready"),
                col("Matched", ".status.matchedWorkloads", "integer", "Workloads matched"),
                col("Weight", ".spec.weight", "integer", priority=1), AGE]
+PROACTIVE_COLS = POLICY_COLS[:4] + [col("Recommended", ".status.recommendedWorkloads", "integer",
+                                         "Workloads holding a proactive value")] + POLICY_COLS[4:]
 CONSOLIDATION_COLS = [col("Threshold", ".spec.utilizationThresholdPercent", "integer"),
                       cond_col("Available", "Available"),
                       col("Nodes", ".status.poolNodes", "integer"),
@@ -971,7 +978,8 @@ def all_crds():
             where = "workloads in namespaces selected by name" if cluster else "workloads in its namespace"
             out.append(crd(kind, kind.lower().replace("policy", "policies"), [("c" if cluster else "") + short],
                            not cluster, root(f"{kind}: {desc} for {where}.", spec_fn(cluster, strategy_of(cluster)),
-                                             policy_status(), True), POLICY_COLS))
+                                             policy_status(base == "ProactivePolicy"), True),
+                           PROACTIVE_COLS if base == "ProactivePolicy" else POLICY_COLS))
     out.append(crd("GpuConsolidationPolicy", "gpuconsolidationpolicies", ["gcp"], False,
                    root("GpuConsolidationPolicy: drains underused GPU nodes of one pool (experimental).",
                         consolidation_spec(), consolidation_status(), True), CONSOLIDATION_COLS))

@@ -172,6 +172,7 @@ void proactive(Catalogue& c, bool cluster) {
   c.object("spec.safetyChecks", true);
   c.integer("spec.safetyChecks.maxAnalysisAgeDays", 5);
   policy_status(c);
+  c.integer("status.recommendedWorkloads");  // PRO-8
 }
 
 void static_policy(Catalogue& c, bool cluster) {

@@ -27,6 +27,7 @@ inline constexpr const char* kGpuResource = "nvidia.com/gpu";
 inline constexpr const char* kDesiredRequestsSuffix = ".rightsizing.kubex.ai/desired-resource-requests";
 inline constexpr const char* kDesiredLimitsSuffix = ".rightsizing.kubex.ai/desired-resource-limits";
 inline constexpr const char* kReactiveStateSuffix = ".rightsizing.kubex.ai/reactive-state";
+inline constexpr const char* kProactiveStateSuffix = ".rightsizing.kubex.ai/proactive-state";
 inline constexpr const char* kRollbackState = "rightsizing.kubex.ai/rollback-state";
 
 // Pod annotations written by admission and actuation.

@@ -8,13 +8,17 @@
 #include "act/status_writer.h"
 #include "api/keys.h"
 #include "common/time_format.h"
+#include "controllers/status_support.h"
 #include "decide/admission/summary.h"
+#include "decide/desired_annotations.h"
 #include "decide/gpu_value.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
+#include "decide/proactive/owner_values.h"
 #include "kube/runtime/metrics.h"
 #include "observe/catalog_view.h"
 #include "observe/config_maps.h"
+#include "observe/gpu_history.h"
 
 namespace kubex::controllers {
 
@@ -31,16 +35,12 @@ kube::ControllerOptions controller_options(const ProactiveOptions& options) {
   return o;
 }
 
-std::string desired_key(api::Kind k) {
-  return std::string(api::annotation_prefix(k)) + api::keys::kDesiredRequestsSuffix;
-}
-
-// OBS-4 for one workload the proactive winner governs: RECOMMENDED when the owner's recommendation changes (with
-// each container's change from the stored value), UNCHANGED when it already says so, NO_DATA when the ConfigMap
-// has no value for any of its containers. A clamped value lists `floor-clamped`/`ceiling-clamped`.
+// OBS-4 for one workload the proactive winner governs: RECOMMENDED when a container's GPU value changes (with
+// each change from the stored value), UNCHANGED when the owner already holds it, NO_DATA when no container has a
+// value; `source` says where each value came from, and clamps list `floor-clamped`/`ceiling-clamped`.
 decide::Summary proactive_summary(const decide::policy::Workload& workload, const decide::policy::MatchedPolicy& winner,
-                                  const std::map<std::string, std::string>& before, const json& desired, bool written,
-                                  const std::vector<std::string>& clamps, bool dry_run) {
+                                  const std::map<std::string, std::string>& before, const decide::OwnerValues& values,
+                                  bool dry_run) {
   decide::Summary s;
   s.phase = "proactive";
   s.ns = workload.ns;
@@ -48,16 +48,24 @@ decide::Summary proactive_summary(const decide::policy::Workload& workload, cons
   s.policies["requests.gpu"] = winner.ref;
   s.strategy = winner.strategy_ref;
   if (winner.strategy) s.mode = winner.strategy->spec.kai_mode() ? "kai" : "vanilla";
-  s.result_text = desired.empty() ? "NO_DATA" : written ? "RECOMMENDED" : "UNCHANGED";
-  s.applied_filters = clamps;
+  s.result_text = values.result;
+  s.applied_filters = values.clamps;
+  s.sources = values.sources;
   s.dry_run = dry_run;
-  if (written) {
-    std::map<std::string, std::string> after;
-    for (const auto& [c, v] : desired.items()) after[c] = v.value("gpu", "");
-    s.changes = decide::recommendation_changes(before, after, winner.ref);
-  }
+  if (values.requests_changed) s.changes = decide::recommendation_changes(before, values.after, winner.ref);
   s.text = decide::summary_text(s.changes);
   return s;
+}
+
+std::optional<std::string> annotation_of(const decide::policy::Workload& w, const std::string& key) {
+  auto it = w.annotations.find(key);
+  return it == w.annotations.end() ? std::nullopt : std::optional<std::string>(it->second);
+}
+
+// The proactive prefixes' keys (requests, limits, state) of `policy_kind`.
+std::vector<std::string> proactive_keys(api::Kind policy_kind) {
+  return {decide::desired_requests_key(policy_kind), decide::desired_limits_key(policy_kind),
+          decide::proactive_state_key(policy_kind)};
 }
 
 // container -> gpu of a stored desired-resource-requests value (unreadable: empty).
@@ -66,12 +74,14 @@ std::map<std::string, std::string> stored_gpus(const std::map<std::string, std::
   std::map<std::string, std::string> out;
   auto it = annotations.find(key);
   if (it == annotations.end()) return out;
-  json v = json::parse(it->second, nullptr, false);
-  if (!v.is_object()) return out;
-  for (const auto& [c, r] : v.items()) {
-    if (r.is_object() && r.contains("gpu") && r["gpu"].is_string()) out[c] = r["gpu"].get<std::string>();
-  }
+  auto gpus = decide::parse_desired_gpu(it->second);
+  if (!gpus) return out;
+  for (const auto& [c, v] : *gpus) out[c] = decide::format_gpu(v);
   return out;
+}
+
+std::string policy_key_of(const api::Policy& p) {
+  return ObjectId{p.kind, p.meta.ns, p.meta.name}.key();
 }
 
 }  // namespace
@@ -83,6 +93,26 @@ ProactiveRecommendations::ProactiveRecommendations(ProactiveDeps deps, Proactive
           kName, [this](const std::string& key) { return reconcile(key); }, controller_options(options_)),
       recommendations_total_(options_.metrics) {
   if (!options_.clock) options_.clock = &common::RealClock::instance();
+  if (deps_.prometheus) {
+    HistoryEvaluationDeps hd;
+    hd.catalog = deps_.catalog;
+    hd.workloads = deps_.workloads;
+    hd.subjects = std::move(deps_.subjects);
+    hd.prometheus = std::move(deps_.prometheus);
+    hd.status = std::move(deps_.policy_status);
+    HistoryEvaluationOptions ho;
+    ho.bearer_token_file = options_.bearer_token_file;
+    ho.ca_file = options_.ca_file;
+    ho.clock = options_.clock;
+    ho.metrics = options_.metrics;
+    HistoryEvaluations::Callbacks cb;
+    cb.evaluated = [this](const std::string&, const std::vector<std::string>& keys) {
+      for (const auto& k : keys) controller_.enqueue(k);
+    };
+    cb.recommended = [this](const std::string& policy) { return recommended_workloads(policy); };
+    cb.has_config_map = [this] { return deps_.catalog->catalog()->global().has_recommendations_config_map; };
+    history_ = std::make_unique<HistoryEvaluations>(std::move(hd), std::move(ho), std::move(cb));
+  }
 }
 
 ProactiveRecommendations::~ProactiveRecommendations() {
@@ -90,11 +120,17 @@ ProactiveRecommendations::~ProactiveRecommendations() {
 }
 
 void ProactiveRecommendations::start() {
+  {
+    std::lock_guard lk(mu_);
+    sources_loaded_ = false;  // a new term loads its sources again before writing
+  }
   controller_.start();
   controller_.enqueue(kReload);
+  if (history_) history_->start();
 }
 
 void ProactiveRecommendations::stop() {
+  if (history_) history_->stop();
   if (deps_.config_maps) deps_.config_maps->stop();
   {
     std::lock_guard lk(mu_);
@@ -238,7 +274,63 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     sources_loaded_ = true;
   }
   enqueue_all();
+  if (history_) history_->recount();  // recommendedWorkloads follows the new set
   return again;
+}
+
+std::optional<decide::OwnerValues> ProactiveRecommendations::owner_values(const api::WorkloadView& w,
+                                                                         const decide::policy::Workload& workload,
+                                                                         const decide::policy::Match& match,
+                                                                         bool note_first_match) {
+  const decide::policy::MatchedPolicy& winner = match.policies[*match.proactive_winner];
+  const std::string policy = policy_key_of(*winner.policy);
+  std::optional<HistoryEvaluations::Lookup> history;
+  if (history_) {
+    history = history_->lookup(policy, observe::workload_key(w));
+    if (history->seen == HistoryEvaluations::Seen::kNotYet) return std::nullopt;  // its evaluation enqueues it
+    if (history->seen == HistoryEvaluations::Seen::kAbsent && note_first_match) {
+      history_->first_match(policy, observe::workload_key(w));  // PRO-1: a workload that first matches
+    }
+  }
+  const int headroom = deps_.catalog->catalog()->global().proactive_headroom_percent;
+  decide::OwnerInput in;
+  in.now = options_.clock->now();
+  in.requests = annotation_of(workload, decide::desired_requests_key(winner.policy->kind));
+  in.limits = annotation_of(workload, decide::desired_limits_key(winner.policy->kind));
+  in.state = annotation_of(workload, decide::proactive_state_key(winner.policy->kind));
+  std::vector<std::string> containers;
+  for (const auto& c : deps_.workloads->target_containers(w)) containers.push_back(c.name);
+  decide::WorkloadSources sources;
+  sources.ns = workload.ns;
+  sources.kind = workload.kind;
+  sources.name = workload.name;
+  if (history && history->seen == HistoryEvaluations::Seen::kRead && !history->history.failed) {
+    sources.history = &history->history.containers;
+    sources.allocations = &history->history.allocations;
+  }
+  sources.headroom_percent = headroom;
+  sources.strategy = winner.strategy ? &winner.strategy->spec : nullptr;
+  {
+    std::lock_guard lk(mu_);
+    sources.configmap = set_ ? &*set_ : nullptr;
+    in.containers = decide::container_sources(containers, sources);
+  }
+  return decide::owner_values(in);
+}
+
+std::int64_t ProactiveRecommendations::recommended_workloads(const std::string& policy) {
+  auto catalog = deps_.catalog->catalog();
+  std::int64_t n = 0;
+  for (const auto& w : deps_.workloads->list()) {
+    decide::policy::Workload workload = observe::decision_workload(*w);
+    decide::policy::Match match = decide::policy::match_policies(
+        workload, catalog->candidates(), catalog->evaluation(), catalog->global().protected_namespace_patterns);
+    if (match.on_hold || !match.proactive_winner) continue;
+    if (policy_key_of(*match.policies[*match.proactive_winner].policy) != policy) continue;
+    auto values = owner_values(*w, workload, match, /*note_first_match=*/false);
+    if (values && !values->after.empty()) ++n;
+  }
+  return n;
 }
 
 kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::string& key) {
@@ -256,38 +348,32 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
   std::map<std::string, std::string> set;
   std::vector<std::string> remove;
   std::optional<decide::Summary> summary;
+  auto remove_present = [&](const std::vector<std::string>& keys) {
+    for (const auto& k : keys) {
+      if (workload.annotations.count(k)) remove.push_back(k);
+    }
+  };
   if (match.proactive_winner) {
     const decide::policy::MatchedPolicy& winner = match.policies[*match.proactive_winner];
-    std::string k = desired_key(winner.policy->kind);
-    json desired = json::object();
-    std::vector<std::string> clamps;
-    {
-      std::lock_guard lk(mu_);
-      if (set_) {
-        for (const auto& c : deps_.workloads->target_containers(*w)) {
-          const decide::Hundredths* v = set_->find({workload.ns, workload.kind, workload.name, c.name});
-          if (!v || !winner.strategy) continue;
-          decide::ProactiveValue pv = decide::clamp_proactive(*v, winner.strategy->spec, c.name);
-          desired[c.name] = {{"gpu", decide::format_gpu(pv.gpu)}};
-          if (pv.clamp != decide::Clamp::kNone) {
-            const char* reason = pv.clamp == decide::Clamp::kFloor ? "floor-clamped" : "ceiling-clamped";
-            if (std::find(clamps.begin(), clamps.end(), reason) == clamps.end()) clamps.emplace_back(reason);
-          }
+    auto values = owner_values(*w, workload, match, /*note_first_match=*/true);
+    if (!values) return kube::ReconcileResult{};  // the policy's history was never attempted: wait for it
+    const std::vector<std::string> keys = proactive_keys(winner.policy->kind);
+    const std::optional<std::string>* want[] = {&values->requests, &values->limits, &values->state};
+    if (values->write) {
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (*want[i]) {
+          if (annotation_of(workload, keys[i]) != *want[i]) set[keys[i]] = **want[i];
+        } else if (workload.annotations.count(keys[i])) {
+          remove.push_back(keys[i]);
         }
       }
     }
-    auto it = workload.annotations.find(k);
-    if (desired.empty()) {
-      if (it != workload.annotations.end()) remove.push_back(k);
-    } else if (it == workload.annotations.end() || json::parse(it->second, nullptr, false) != desired) {
-      set[k] = desired.dump();
-    }
-    std::sort(clamps.begin(), clamps.end());
-    summary = proactive_summary(workload, winner, stored_gpus(workload.annotations, k), desired, !set.empty(), clamps,
+    // The losing proactive prefix is a SEL-7 stale key: the static owner controller removes it.
+    summary = proactive_summary(workload, winner, stored_gpus(workload.annotations, keys[0]), *values,
                                 options_.dry_run);
   } else {
     for (api::Kind pk : {api::Kind::kProactivePolicy, api::Kind::kClusterProactivePolicy}) {
-      if (workload.annotations.count(desired_key(pk))) remove.push_back(desired_key(pk));
+      remove_present(proactive_keys(pk));
     }
   }
   auto written = deps_.annotations->write(*w, set, remove, "proactive recommendations");

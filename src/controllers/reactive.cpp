@@ -120,9 +120,9 @@ ReactiveRecommender::ReactiveRecommender(ReactiveDeps deps, ReactiveOptions opti
       recommendations_total_(options_.metrics) {
   if (options_.metrics) {
     auto& f = options_.metrics->counter_family("kubex_prometheus_queries_total",
-                                               "Prometheus queries sent by the reactive recommender, by result.");
-    queries_ok_ = &f.Add({{"result", "success"}});
-    queries_failed_ = &f.Add({{"result", "error"}});
+                                               "Prometheus queries sent by kubex, by phase and result.");
+    queries_ok_ = &f.Add({{"phase", "reactive"}, {"result", "success"}});
+    queries_failed_ = &f.Add({{"phase", "reactive"}, {"result", "error"}});
   }
 }
 

@@ -5,7 +5,7 @@
 // (decide/reactive) and writes it with the reactive-state under the policy kind's prefix (the other reactive
 // prefix is removed), logging one `rightsizing summary` line (phase `reactive`) per workload. A failed query
 // changes nothing and sets Ready=False/PrometheusQueryFailed with the error (REA-10) until a cycle succeeds.
-// Counts kubex_gpu_recommendations_total{policy_kind,direction} and kubex_prometheus_queries_total{result}.
+// Counts kubex_gpu_recommendations_total{policy_kind,direction} and kubex_prometheus_queries_total{phase="reactive",result}.
 #pragma once
 
 #include <map>
@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
+#include "controllers/prometheus_connector.h"
 #include "controllers/recommendations_counter.h"
 #include "kube/runtime/controller.h"
 #include "kube/runtime/runnable.h"
@@ -42,15 +43,6 @@ class Counter;
 }
 
 namespace kubex::controllers {
-
-// Where a cycle's Prometheus client comes from (prom::connect in the engine, a fake in tests). Called every
-// cycle with the current settings; an implementation keeps its client (and connections) while they stay.
-class PrometheusConnector {
- public:
-  virtual ~PrometheusConnector() = default;
-  virtual common::Result<std::shared_ptr<prom::Querier>> connect(const prom::Options& options) = 0;
-};
-std::unique_ptr<PrometheusConnector> prometheus_connector();
 
 struct ReactiveOptions {
   bool dry_run = false;

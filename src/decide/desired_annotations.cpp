@@ -18,6 +18,10 @@ std::string reactive_state_key(api::Kind policy_kind) {
   return std::string(api::annotation_prefix(policy_kind)) + api::keys::kReactiveStateSuffix;
 }
 
+std::string proactive_state_key(api::Kind policy_kind) {
+  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kProactiveStateSuffix;
+}
+
 bool is_desired_key(std::string_view key) {
   const std::string_view req = api::keys::kDesiredRequestsSuffix, lim = api::keys::kDesiredLimitsSuffix;
   return (key.size() > req.size() && key.ends_with(req)) || (key.size() > lim.size() && key.ends_with(lim));

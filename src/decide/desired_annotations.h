@@ -19,6 +19,7 @@ namespace kubex::decide {
 std::string desired_requests_key(api::Kind policy_kind);
 std::string desired_limits_key(api::Kind policy_kind);
 std::string reactive_state_key(api::Kind policy_kind);
+std::string proactive_state_key(api::Kind policy_kind);  // PRO-7
 // True for "<any prefix>.rightsizing.kubex.ai/desired-resource-requests" and "…-limits".
 bool is_desired_key(std::string_view key);
 

@@ -27,6 +27,7 @@
 #include "observe/actuation.h"
 #include "observe/catalog.h"
 #include "observe/config_maps.h"
+#include "observe/gpu_history.h"
 #include "observe/signals.h"
 #include "observe/workloads.h"
 #include "kube/cache/informer.h"
@@ -308,10 +309,15 @@ void add_controllers(EngineState& state) {
   pd.status = act::client_status_writer(state.client);
   pd.config_maps = observe::client_config_maps(state.client);
   pd.events = &state.manager.events();
+  pd.prometheus = controllers::prometheus_connector();  // PRO-2 history
+  pd.subjects = observe::cached_history_subjects(state.caches);
+  pd.policy_status = act::client_status_writer(state.client);
   controllers::ProactiveOptions po;
   po.global_config_name = state.options.global_config_name;
   po.dry_run = dry_run;
   po.metrics = &state.manager.metrics();
+  po.bearer_token_file = state.options.prometheus_bearer_token_file;
+  po.ca_file = state.options.prometheus_ca_file;
   auto proactive = std::make_shared<controllers::ProactiveRecommendations>(std::move(pd), po);
   observe::on_workload_changes(state.caches, [s = static_owner.get(), p = proactive.get()](const api::WorkloadView& w) {
     s->workload_changed(w);

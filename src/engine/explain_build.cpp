@@ -6,6 +6,7 @@
 #include "api/keys.h"
 #include "api/kinds.h"
 #include "api/views.h"
+#include "common/duration.h"
 #include "common/time_format.h"
 #include "controllers/workload_evictions.h"
 #include "decide/actuation/rollback.h"
@@ -223,6 +224,26 @@ void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, 
     const json* t = status_field(*got, "lastEvaluationTime");
     if (t && t->is_string()) r.last_evaluation = t->get<std::string>();
   }
+  // When the next cycle runs (REA-1) and when each pod starts to count (REA-2), so a quiet policy says why.
+  if (auto last = common::parse_rfc3339(r.last_evaluation)) {
+    r.next_cycle = common::format_rfc3339(*last + global.gpu_reactive_check_interval);
+  }
+  r.min_pod_metrics_age = common::format_go_duration(policy.reactive.min_pod_metrics_age);
+  for (const auto& p : observe::pods_of(ctx.caches, view)) {
+    ExplainEligibility el;
+    el.pod = p->name;
+    if (p->started != common::TimePoint{}) {
+      el.eligible_at = common::format_rfc3339(p->started + policy.reactive.min_pod_metrics_age);
+    }
+    decide::reactive::PodFacts facts;
+    facts.phase = p->phase.str();
+    facts.terminating = p->deleting;
+    if (p->started != common::TimePoint{}) facts.start_time = p->started;
+    el.eligible = decide::reactive::eligible(facts, policy.reactive.min_pod_metrics_age, ctx.now);
+    r.eligibility.push_back(std::move(el));
+  }
+  std::sort(r.eligibility.begin(), r.eligibility.end(),
+            [](const ExplainEligibility& a, const ExplainEligibility& b) { return a.pod < b.pod; });
 
   prom::Options po;
   po.url = ctx.options.prometheus_url.empty() ? global.prometheus_url : ctx.options.prometheus_url;

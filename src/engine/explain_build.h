@@ -39,6 +39,10 @@ struct ExplainContext {
 void explain_admission(const ExplainContext& ctx, const api::WorkloadView& workload, const nlohmann::json& new_pod,
                        const nlohmann::json* live_pod, Explanation& e);
 
+// The proactive section when a proactive policy wins the workload (SEL-7): its history read now with the engine's
+// batched queries, the ConfigMap entry and what the owner would hold (explain_proactive.cpp).
+void explain_proactive(const ExplainContext& ctx, const api::WorkloadView& workload, Explanation& e);
+
 // The reactive section when a reactive policy wins the workload (SEL-7); nothing otherwise.
 void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& workload, Explanation& e);
 

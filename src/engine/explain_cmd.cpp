@@ -167,6 +167,7 @@ class Run {
     }
     explain_admission(ctx, *workload, *new_pod, pod ? &*pod : nullptr, e);
     if (e.not_managed) return print(e);
+    explain_proactive(ctx, *workload, e);
     explain_reactive(ctx, *workload, e);
     explain_actuation(ctx, *workload, pod ? name : "", e);
     e.rollback = explain_rollback(*workload);

@@ -48,8 +48,17 @@ struct ExplainRule {
   bool won = false;  // REA-8 picks it (written when it passes REA-8's acceptance and differs from the stored)
 };
 
+// REA-2 for one pod: when it starts to count (its start + minPodMetricsAge).
+struct ExplainEligibility {
+  std::string pod, eligible_at;  // RFC3339; "" when the pod has not started
+  bool eligible = false;         // Running, not terminating, started at least minPodMetricsAge ago
+};
+
 struct ExplainReactive {
   std::string policy;
+  std::string min_pod_metrics_age;             // "10m"
+  std::vector<ExplainEligibility> eligibility;  // every live pod of the workload
+  std::string next_cycle;                       // lastEvaluationTime + the check interval ("" = at engine start)
   bool state_present = false;
   std::string state_error;                    // the stored value does not parse (VAL-7: treated as absent)
   std::map<std::string, std::string> baseline;  // container -> GPU-2
@@ -63,6 +72,32 @@ struct ExplainReactive {
   std::map<std::string, std::string> stored;   // the owner's desired-resource-requests now (container -> GPU-2)
   std::string result;                          // RECOMMENDED | UNCHANGED | NO_DATA (when queried)
   std::map<std::string, std::string> would_write;  // container -> GPU-2 when RECOMMENDED
+};
+
+// One target container in the proactive section (PRO-2…PRO-7): what its history says now and what it would hold.
+struct ExplainProactiveContainer {
+  std::string container;
+  std::string allocation;  // "1 (whole GPUs)", "0.36 (KAI fraction)", "none"
+  std::optional<double> sm_p95, memory_max;  // percent, as the PRO-2 queries answer
+  std::string compute_span, memory_span;     // "96h", "40m"; "" = no samples
+  std::string configmap;                     // its ConfigMap entry (clamped), "" = none
+  std::string value, source, peak;           // what this evaluation gives it; "" = no value
+  std::string reason;                        // why there is no history value
+};
+
+struct ExplainProactive {
+  std::string policy;
+  std::string lookback, memory_lookback;  // "120h"; the memory lookback is trimmed at the last allocation transition
+  std::string last_transition;            // RBK-1's newest history entry, "" = none
+  std::string ready;                      // the policy's Ready condition: "True Reconciled: …"
+  std::string last_evaluation;            // status.lastEvaluationTime ("" = never)
+  std::string prometheus_url;
+  bool queried = false;
+  std::string prometheus_error;
+  std::vector<ExplainProactiveContainer> containers;
+  std::map<std::string, std::string> stored, stored_source;  // the owner's values now and their recorded source
+  std::string result;                                         // RECOMMENDED | UNCHANGED | NO_DATA
+  std::map<std::string, std::string> would_write;             // container -> GPU-2 when RECOMMENDED
 };
 
 struct ExplainPodActuation {
@@ -110,6 +145,7 @@ struct Explanation {
   std::vector<ExplainResource> resources;
   std::vector<ExplainReason> pod_constraints;  // whole-pod reasons (targets: [])
   std::vector<std::string> notes;
+  std::optional<ExplainProactive> proactive;
   std::optional<ExplainReactive> reactive;
   std::optional<ExplainActuation> actuation;
   std::optional<ExplainRollback> rollback;

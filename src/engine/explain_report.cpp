@@ -132,6 +132,63 @@ void print_reasons(std::ostream& out, const std::vector<ExplainReason>& rs, cons
   for (const auto& r : rs) out << indent << r.name << suffix << ": " << r.sentence << "\n";
 }
 
+void print_proactive(const ExplainProactive& p, std::ostream& out) {
+  out << "\nProactive (" << p.policy << ")\n";
+  out << "  policy Ready:     " << or_dash(p.ready) << "\n";
+  out << "  last evaluation:  " << (p.last_evaluation.empty() ? "never" : p.last_evaluation) << "\n";
+  out << "  lookback:         " << p.lookback << ", memory " << p.memory_lookback
+      << (p.last_transition.empty() ? "" : " (since the allocation transition at " + p.last_transition + ")") << "\n";
+  if (p.queried) {
+    out << "  Prometheus:       " << p.prometheus_url << " (history now)\n";
+  } else {
+    out << "  Prometheus:       " << (p.prometheus_url.empty() ? "(no URL)" : p.prometheus_url)
+        << " not queried: " << p.prometheus_error << "\n";
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"CONTAINER", "ALLOCATED", "SM P95", "MEMORY MAX", "SPAN SM/MEM", "CONFIGMAP", "VALUE", "SOURCE", "PEAK"}};
+  for (const auto& c : p.containers)
+    rows.push_back({c.container, c.allocation, percent_text(c.sm_p95), percent_text(c.memory_max),
+                    or_dash(c.compute_span) + "/" + or_dash(c.memory_span), or_dash(c.configmap), or_dash(c.value),
+                    or_dash(c.source), or_dash(c.peak)});
+  print_table(out, rows, "    ");
+  for (const auto& c : p.containers) {
+    if (!c.reason.empty() && c.value.empty()) out << "  no value for " << c.container << ": " << c.reason << "\n";
+  }
+  out << "  stored:           " << map_text(p.stored);
+  if (!p.stored_source.empty()) out << " (source " << map_text(p.stored_source) << ")";
+  out << "\n  result now:       " << p.result;
+  if (!p.would_write.empty()) out << " (would write " << map_text(p.would_write) << ")";
+  out << "\n";
+}
+
+json proactive_json(const ExplainProactive& p) {
+  json containers = json::array();
+  for (const auto& c : p.containers)
+    containers.push_back({{"container", c.container},
+                          {"allocation", c.allocation},
+                          {"smP95", optional_number(c.sm_p95)},
+                          {"memoryMax", optional_number(c.memory_max)},
+                          {"computeSpan", c.compute_span},
+                          {"memorySpan", c.memory_span},
+                          {"configmap", c.configmap},
+                          {"value", c.value},
+                          {"source", c.source},
+                          {"peak", c.peak},
+                          {"reason", c.reason}});
+  return {{"policy", p.policy},
+          {"ready", p.ready},
+          {"lastEvaluationTime", p.last_evaluation},
+          {"lookback", p.lookback},
+          {"memoryLookback", p.memory_lookback},
+          {"lastAllocationTransition", p.last_transition},
+          {"prometheus", {{"url", p.prometheus_url}, {"queried", p.queried}, {"error", p.prometheus_error}}},
+          {"containers", containers},
+          {"stored", p.stored},
+          {"storedSource", p.stored_source},
+          {"result", p.result},
+          {"wouldWrite", p.would_write}};
+}
+
 void print_reactive(const ExplainReactive& r, std::ostream& out) {
   out << "\nReactive (" << r.policy << ")\n";
   if (!r.state_present) {
@@ -141,6 +198,15 @@ void print_reactive(const ExplainReactive& r, std::ostream& out) {
         << ", updated " << or_dash(r.updated_at) << "\n";
   }
   out << "  last evaluation:  " << (r.last_evaluation.empty() ? "never" : r.last_evaluation) << "\n";
+  out << "  next cycle:       " << (r.next_cycle.empty() ? "when the engine's leader starts" : r.next_cycle) << "\n";
+  for (const auto& el : r.eligibility) {
+    out << "  pod " << el.pod << ": "
+        << (el.eligible ? "counts (REA-2)"
+                        : el.eligible_at.empty() ? "not started: not counted (REA-2)"
+                                                 : "counts from " + el.eligible_at + " (minPodMetricsAge " +
+                                                       r.min_pod_metrics_age + " after its start, REA-2)")
+        << "\n";
+  }
   if (!r.queried) {
     out << "  Prometheus:       " << (r.prometheus_url.empty() ? "(no URL)" : r.prometheus_url)
         << " not queried: " << r.prometheus_error << "\n";
@@ -260,6 +326,7 @@ json explanation_json(const Explanation& e) {
   doc["resources"] = resources;
   doc["podConstraints"] = reasons_json(e.pod_constraints);
   doc["notes"] = e.notes;
+  if (e.proactive) doc["proactive"] = proactive_json(*e.proactive);
   if (e.reactive) {
     const ExplainReactive& r = *e.reactive;
     json samples = json::array();
@@ -279,6 +346,9 @@ json explanation_json(const Explanation& e) {
                        {"total", x.total},
                        {"pod", x.pod},
                        {"won", x.won}});
+    json eligibility = json::array();
+    for (const auto& el : r.eligibility)
+      eligibility.push_back({{"pod", el.pod}, {"eligibleAt", el.eligible_at}, {"eligible", el.eligible}});
     doc["reactive"] = {{"policy", r.policy},
                        {"state",
                         {{"present", r.state_present},
@@ -287,6 +357,9 @@ json explanation_json(const Explanation& e) {
                          {"driver", r.driver},
                          {"updatedAt", r.updated_at}}},
                        {"lastEvaluationTime", r.last_evaluation},
+                       {"nextCycle", r.next_cycle},
+                       {"minPodMetricsAge", r.min_pod_metrics_age},
+                       {"eligibility", eligibility},
                        {"prometheus", {{"url", r.prometheus_url}, {"queried", r.queried}, {"error", r.prometheus_error}}},
                        {"samples", samples},
                        {"rules", rules},
@@ -370,6 +443,7 @@ void print_explanation(const Explanation& e, std::ostream& out) {
     for (const auto& [name, sentence] : explained) out << "    " << name << ": " << sentence << "\n";
   }
   for (const auto& n : e.notes) out << "  note: " << n << "\n";
+  if (e.proactive) print_proactive(*e.proactive, out);
   if (e.reactive) print_reactive(*e.reactive, out);
   if (e.actuation) print_actuation(*e.actuation, out);
   if (e.rollback) print_rollback(*e.rollback, out);

@@ -5,6 +5,10 @@
 #include <mutex>
 #include <thread>
 
+#include "api/views.h"
+#include "decide/admission/pod_resources.h"
+#include "observe/signals.h"
+#include "observe/workloads.h"
 #include "prom/client.h"
 
 namespace kubex::observe {
@@ -27,6 +31,49 @@ std::string label(const prom::Sample& s, const char* name) {
 }
 
 }  // namespace
+
+std::map<std::string, decide::Allocation> current_allocations(const Caches& caches, const api::WorkloadView& w) {
+  std::map<std::string, decide::Allocation> out;
+  std::shared_ptr<const api::PodView> newest;
+  for (const auto& p : pods_of(caches, w)) {
+    if (p->deleting || p->phase.view() != "Running") continue;
+    if (!newest || p->started > newest->started) newest = p;
+  }
+  if (newest) {
+    const PodFraction f = pod_fraction(*newest);
+    for (const auto& c : pod_containers(*newest)) {
+      if (c.allocation <= 0) continue;
+      const bool fraction = f.value && c.name == f.container && c.allocation == *f.value;
+      out[c.name] = decide::Allocation{c.allocation, !fraction};
+    }
+    return out;
+  }
+  auto t = pod_template_of(caches, w);
+  if (!t) return out;
+  for (const auto& c : decide::read_pod_resources(*t).targets) {
+    if (c.allocation() > 0) out[c.name] = decide::Allocation{c.allocation(), !c.current_is_fraction};
+  }
+  return out;
+}
+
+namespace {
+
+class CachedHistorySubjects final : public HistorySubjects {
+ public:
+  explicit CachedHistorySubjects(const Caches& caches) : caches_(caches) {}
+  std::map<std::string, decide::Allocation> allocations(const api::WorkloadView& w) const override {
+    return current_allocations(caches_, w);
+  }
+
+ private:
+  const Caches& caches_;
+};
+
+}  // namespace
+
+std::unique_ptr<HistorySubjects> cached_history_subjects(const Caches& caches) {
+  return std::make_unique<CachedHistorySubjects>(caches);
+}
 
 std::string history_key(const prom::HistoryWorkload& w) { return w.kind + "/" + w.ns + "/" + w.name; }
 
@@ -58,13 +105,16 @@ HistoryReadResult read_history(prom::Querier& querier, const std::vector<History
                                common::TimePoint now, std::size_t max_in_flight) {
   const std::vector<HistoryJob> jobs = history_jobs(requests);
   HistoryReadResult out;
-  out.queries = jobs.size();
   std::mutex mu;
+  std::atomic<bool> failed{false};  // after the first failure nothing more is sent (a Prometheus that hangs costs
+                                    // one request timeout per query in flight, not one per batch)
   const double now_s = std::chrono::duration<double>(now.time_since_epoch()).count();
 
   auto apply = [&](const HistoryJob& job, const common::Result<prom::Vector>& answer) {
     std::lock_guard lk(mu);
+    ++out.queries;
     if (!answer) {
+      failed = true;
       out.errors.push_back(answer.error().str());
       for (const auto& w : job.batch) out.failed_workloads.insert(history_key(w));
       return;
@@ -89,7 +139,14 @@ HistoryReadResult read_history(prom::Querier& querier, const std::vector<History
 
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < jobs.size(); i = next++) apply(jobs[i], querier.instant(jobs[i].promql));
+    for (std::size_t i = next++; i < jobs.size(); i = next++) {
+      if (failed) {  // not sent: its workloads could not be refreshed either
+        std::lock_guard lk(mu);
+        for (const auto& w : jobs[i].batch) out.failed_workloads.insert(history_key(w));
+        continue;
+      }
+      apply(jobs[i], querier.instant(jobs[i].promql));
+    }
   };
   const std::size_t n = std::min(std::max<std::size_t>(max_in_flight, 1), jobs.size());
   std::vector<std::thread> threads;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,8 +19,26 @@
 namespace kubex::prom {
 class Querier;
 }
+namespace kubex::api {
+struct WorkloadView;
+}
 
 namespace kubex::observe {
+
+struct Caches;
+
+// PRO-4's "current allocation" of each target container of a workload: read from its newest Running, not
+// terminating pod (a KAI fraction for the fraction container, else its whole nvidia.com/gpu), else from its pod
+// template when no pod runs. Containers without a GPU are left out.
+std::map<std::string, decide::Allocation> current_allocations(const Caches& caches, const api::WorkloadView& w);
+
+// The same as the controllers read it: the informer caches in the engine, a fake in controller tests.
+class HistorySubjects {
+ public:
+  virtual ~HistorySubjects() = default;
+  virtual std::map<std::string, decide::Allocation> allocations(const api::WorkloadView& w) const = 0;
+};
+std::unique_ptr<HistorySubjects> cached_history_subjects(const Caches& caches);
 
 struct HistoryRequest {
   prom::HistoryWorkload workload;
@@ -32,7 +51,8 @@ struct HistoryReadResult {
   std::map<std::string, std::map<std::string, decide::ContainerHistory>> workloads;
   std::set<std::string> failed_workloads;  // keys whose batch had a failed query: their history could not be refreshed
   std::vector<std::string> errors;         // one message per failed query
-  std::size_t queries = 0;                 // queries sent
+  std::size_t queries = 0;                 // queries sent (after a failure the rest are not sent: their workloads
+                                           // are failed too)
 };
 
 // "Kind/ns/name".

@@ -46,16 +46,21 @@ def days_ago(days, now=None):
     return end - days * 86400, end
 
 
-def openmetrics(series):
-    """The OpenMetrics text of `series`: one family per metric, samples in time order per series, then `# EOF`."""
-    out = []
+def openmetrics_lines(series):
+    """The OpenMetrics text of `series`, line by line: one family per metric, samples in time order per series, then
+    `# EOF`. A generator, so that days of thousands of series never sit in memory at once."""
     for metric, attr in ((SM, "sm"), (MEMORY, "memory")):
-        out.append(f"# TYPE {metric} gauge")
+        yield f"# TYPE {metric} gauge\n"
         for s in series:
             labels = s.labels()
-            out.extend(f"{metric}{{{labels}}} {v:.6g} {t:.3f}" for t, v in s.samples(getattr(s, attr)))
-    out.append("# EOF")
-    return "\n".join(out) + "\n"
+            for t, v in s.samples(getattr(s, attr)):
+                yield f"{metric}{{{labels}}} {v:.6g} {t:.3f}\n"
+    yield "# EOF\n"
+
+
+def openmetrics(series):
+    """The whole OpenMetrics text of `series` (openmetrics_lines joined)."""
+    return "".join(openmetrics_lines(series))
 
 
 def backfill(data_dir, series):
@@ -63,7 +68,8 @@ def backfill(data_dir, series):
     data_dir = pathlib.Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     source = data_dir.parent / "history.om"
-    source.write_text(openmetrics(series))
+    with open(source, "w") as f:
+        f.writelines(openmetrics_lines(series))
     res = subprocess.run([PROMTOOL, "tsdb", "create-blocks-from", "openmetrics", str(source), str(data_dir)],
                          capture_output=True, text=True, timeout=900)
     if res.returncode != 0:

@@ -42,8 +42,10 @@ class Prometheus:
     """A real Prometheus scraping one target every second (`target` None: no target). `history`: gpu_history.Series
     backfilled into its data directory before it starts (days of samples, PRO-2)."""
 
-    def __init__(self, target, history=None):
+    def __init__(self, target, history=None, query_log=False):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="kubex-prom-"))
+        # query_log: Prometheus records every query it runs (global.query_log_file), so a test sees what was sent.
+        self.query_log = self.dir / "queries.log" if query_log else None
         if history:
             from gpu_history import backfill
             backfill(self.dir / "data", history)
@@ -52,6 +54,7 @@ class Prometheus:
         config = self.dir / "prometheus.yml"
         config.write_text(
             "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+            + (f"  query_log_file: {self.query_log}\n" if query_log else "")
             + ("scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: 1s\n    scrape_timeout: 900ms\n"
                f"    static_configs:\n      - targets: ['{target}']\n" if target else "scrape_configs: []\n")
         )
@@ -72,6 +75,18 @@ class Prometheus:
         for r in body["data"]["result"]:
             m = r["metric"]
             out[(m.get("namespace"), m.get("pod"), m.get("container"))] = float(r["value"][1])
+        return out
+
+    def queries(self):
+        """The queries Prometheus ran so far (query_log=True), oldest first."""
+        if not self.query_log or not self.query_log.exists():
+            return []
+        out = []
+        for line in self.query_log.read_text().splitlines():
+            try:
+                out.append(json.loads(line)["params"]["query"])
+            except (ValueError, KeyError):
+                pass
         return out
 
     def stop(self):

@@ -254,7 +254,7 @@ def test_compute_demand_raises_the_fraction_and_new_pods_get_it(env):  # REA-4, 
     # OBS-5: the first value a workload gets is `initial`.
     assert metric(engine, "kubex_gpu_recommendations_total", policy_kind="ClusterGpuReactivePolicy",
                   direction="initial") >= 1
-    assert metric(engine, "kubex_prometheus_queries_total", result="success") >= 4
+    assert metric(engine, "kubex_prometheus_queries_total", phase="reactive", result="success") >= 4
     # Scale up: the new pod is admitted at the reactive value (SEL-6: reactive before proactive and static).
     sim.kubectl("scale", "deployment", "infer", "-n", ns, "--replicas=2")
     new = wait_for(lambda: (r := running(sim, ns)) and len(r) == 2 and r, timeout=60, what="two pods")
@@ -348,7 +348,7 @@ def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OB
     sim, prom, engine = env
     wait_for(lambda: condition(sim, "clustergpureactivepolicy", "kai-gpu-sharing-reactive", "Ready")["status"] == "True",
              timeout=60, what="Ready=True before Prometheus stops")
-    errors = metric(engine, "kubex_prometheus_queries_total", result="error")
+    errors = metric(engine, "kubex_prometheus_queries_total", phase="reactive", result="error")
     prom.pause()
     try:
         ready = wait_for(lambda: (c := condition(sim, "clustergpureactivepolicy", "kai-gpu-sharing-reactive",
@@ -356,7 +356,7 @@ def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OB
                          timeout=60, interval=1, what="Ready=False while Prometheus is down")
         assert ready["reason"] == "PrometheusQueryFailed"
         assert prom.url.split("//")[1] in ready["message"] and "/api/v1/query" in ready["message"]
-        assert metric(engine, "kubex_prometheus_queries_total", result="error") > errors
+        assert metric(engine, "kubex_prometheus_queries_total", phase="reactive", result="error") > errors
         # From the first failed cycle on, nothing is written.
         before = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
         time.sleep(25)  # more failed cycles

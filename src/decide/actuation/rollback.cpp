@@ -72,8 +72,11 @@ void leaving_step(const RollbackInput& in, const std::optional<RollbackState>& s
 }  // namespace
 
 bool rollback_removes(std::string_view key) {
-  const std::string_view reactive = api::keys::kReactiveStateSuffix;
-  return is_desired_key(key) || (key.size() > reactive.size() && key.ends_with(reactive));
+  for (std::string_view state : {std::string_view(api::keys::kReactiveStateSuffix),
+                                 std::string_view(api::keys::kProactiveStateSuffix)}) {
+    if (key.size() > state.size() && key.ends_with(state)) return true;
+  }
+  return is_desired_key(key);
 }
 
 RollbackPlan rollback_step(const RollbackInput& in) {

@@ -138,7 +138,7 @@ struct RollbackPlan {
 //  - managed: write initial (outside dry-run) when there is no state or it is invalid; a RollingBack state
 //  goes
 //    back to Managed (RBK-3); a changed governing strategy is recorded;
-//  - not managed with a state (RBK-2): phase RollingBack, desired-resource-* and reactive-state removed,
+//  - not managed with a state (RBK-2): phase RollingBack, desired-resource-*, reactive-state and proactive-state removed,
 //    RollbackStarted when it was Managed; the pods carrying pod-rightsizing-info are rolled; rollback-state
 //    is removed with RollbackCompleted and ROLLED_BACK when none is left, or at once when the recorded
 //    strategy disables evictions. An invalid stored value is rolled back like a Managed one. In dry-run
@@ -147,7 +147,7 @@ struct RollbackPlan {
 RollbackPlan rollback_step(const RollbackInput& in);
 
 // True for "*.rightsizing.kubex.ai/desired-resource-requests|limits" and
-// "*.rightsizing.kubex.ai/reactive-state".
+// "*.rightsizing.kubex.ai/reactive-state|proactive-state".
 bool rollback_removes(std::string_view owner_annotation_key);
 
 }  // namespace kubex::decide::actuation

@@ -150,6 +150,18 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
   }
   out += '}';
   append_member(out, R"(,"rightsizingResult":)", s.result_text.empty() ? result_name(s.result) : s.result_text);
+  if (!s.sources.empty()) {
+    out += R"(,"source":{)";
+    bool first_source = true;
+    for (const auto& [container, source] : s.sources) {
+      if (!first_source) out += ',';
+      first_source = false;
+      common::append_json_string(out, container);
+      out += ':';
+      common::append_json_string(out, source);
+    }
+    out += '}';
+  }
   append_member(out, R"(,"strategy":)", s.strategy);
   append_member(out, R"(,"summary":)", s.text);
   return out;

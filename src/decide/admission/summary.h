@@ -35,6 +35,8 @@ struct Summary {
   std::vector<std::string> failed_checks;    // why the decision stopped early (ADM-3 exits, pause, hold)
   bool dry_run = false;
   std::string text;
+  // Proactive lines: container -> where its value came from (`history` | `configmap`), written as `source`.
+  std::map<std::string, std::string> sources;
 };
 
 // Requests list every change of usage "request" (GPU included, with its clamped desired value), limits the

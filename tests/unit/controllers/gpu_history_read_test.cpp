@@ -117,6 +117,19 @@ TEST(GpuHistoryRead, AFailedQueryMarksItsBatch) {
   EXPECT_FALSE(h.memory_percent.has_value());
 }
 
+// PRO-8: a reload whose queries fail keeps every value; once one query failed nothing more is sent, and every
+// workload whose batch was not read counts as not refreshed.
+TEST(GpuHistoryRead, StopsSendingAfterAFailure) {
+  std::vector<HistoryRequest> requests;
+  for (int i = 0; i < 300; ++i) requests.push_back(request("ml", "d" + std::to_string(i)));
+  FakeQuerier q;
+  q.answer = [](const std::string&) -> common::Result<prom::Vector> { return common::fail("connection refused"); };
+  HistoryReadResult r = read_history(q, requests, common::TimePoint{} + 1000000s);
+  EXPECT_LE(r.queries, 2u);  // the two in flight when the first failed
+  EXPECT_EQ(r.queries, q.sent.size());
+  EXPECT_EQ(r.failed_workloads.size(), 300u);
+}
+
 TEST(GpuHistoryRead, NoWorkloadsNoQueries) {
   FakeQuerier q;
   q.answer = [](const std::string&) { return prom::Vector{}; };

@@ -11,8 +11,10 @@
 
 #include "annotation_fakes.h"
 #include "common/time_format.h"
+#include "config_map_fakes.h"
 #include "kube/runtime/metrics.h"
 #include "observe/config_maps.h"
+#include "observe/gpu_history.h"
 #include "status_fakes.h"
 #include "workload_fakes.h"
 
@@ -28,35 +30,15 @@ const json kGpu = {{"nvidia.com/gpu.present", "true"}};
 const std::string kKey = "Deployment/ml/infer";
 const std::string kClusterRequests = "cwproactive.rightsizing.kubex.ai/desired-resource-requests";
 const std::string kRequests = "proactive.rightsizing.kubex.ai/desired-resource-requests";
+const std::string kClusterState = "cwproactive.rightsizing.kubex.ai/proactive-state";
+const std::string kState = "proactive.rightsizing.kubex.ai/proactive-state";
 
-// ConfigMaps by "ns/name"; records what is followed and hands the test the handler a watch would call.
-class FakeConfigMaps final : public observe::ConfigMapSource {
- public:
-  std::map<std::string, observe::ConfigMapRead> maps;
-  std::optional<kube::ApiStatus> fail;  // every get() fails with this while set
-  std::vector<std::string> followed;    // every follow(), "ns/name" ("" for none)
-  Handler handler;
-  int gets = 0, stops = 0;
-
-  kube::KResult<observe::ConfigMapRead> get(const std::string& ns, const std::string& name) override {
-    ++gets;
-    if (fail) return std::unexpected(*fail);
-    auto it = maps.find(ns + "/" + name);
-    return it == maps.end() ? observe::ConfigMapRead{} : it->second;
-  }
-  void follow(const std::string& ns, const std::string& name, Handler changed) override {
-    followed.push_back(name.empty() ? "" : ns + "/" + name);
-    handler = std::move(changed);
-  }
-  void stop() override {
-    ++stops;
-    handler = nullptr;
-  }
-
-  void put(const std::string& location, const std::string& rv, std::map<std::string, std::string> data) {
-    maps[location] = observe::ConfigMapRead{true, rv, std::move(data)};
-  }
-};
+// PRO-7: the proactive-state of ConfigMap values for `containers`, written at `at`.
+std::string configmap_state(const std::vector<std::string>& containers, const std::string& at) {
+  json source = json::object();
+  for (const auto& c : containers) source[c] = "configmap";
+  return json{{"historySpan", json::object()}, {"peak", json::object()}, {"source", source}, {"updatedAt", at}}.dump();
+}
 
 json global_config_spec(json proactive = {{"recommendationsConfigMap",
                                            {{"namespace", "kubex"}, {"name", "recs"}}}}) {
@@ -170,8 +152,10 @@ TEST_F(ProactiveFixture, LoadsReportsAndWritesClampedValues) {  // PRO-6, PRO-5,
   ASSERT_EQ(writer->writes.size(), 1u);
   EXPECT_EQ(writer->writes[0].what, "proactive recommendations");
   // Clamped by the winning policy's strategy: ceiling 1, floor 0.1.
+  const std::string state = configmap_state({"app", "side"}, common::format_rfc3339(clock.now()));
   EXPECT_EQ(writer->writes[0].set, (std::map<std::string, std::string>{
-                                       {kClusterRequests, R"({"app":{"gpu":"1"},"side":{"gpu":"0.1"}})"}}));
+                                       {kClusterRequests, R"({"app":{"gpu":"1"},"side":{"gpu":"0.1"}})"},
+                                       {kClusterState, state}}));
   std::string text = metrics.render();
   EXPECT_NE(text.find(R"(kubex_gpu_recommendations_total{direction="initial",)"
                       R"(policy_kind="ClusterProactivePolicy"} 2)"),
@@ -179,7 +163,7 @@ TEST_F(ProactiveFixture, LoadsReportsAndWritesClampedValues) {  // PRO-6, PRO-5,
       << text;
 
   // In sync: nothing to write.
-  infer({{kClusterRequests, R"({"app":{"gpu":"1"},"side":{"gpu":"0.1"}})"}});
+  infer({{kClusterRequests, R"({"app":{"gpu":"1"},"side":{"gpu":"0.1"}})"}, {kClusterState, state}});
   ASSERT_TRUE(reconcile(kKey));
   EXPECT_EQ(writer->writes.size(), 1u);
 }
@@ -196,7 +180,8 @@ TEST_F(ProactiveFixture, OnlyTheWinnersPrefixIsWritten) {  // SEL-7, SEL-5
   ASSERT_TRUE(reconcile(kKey));
   ASSERT_EQ(writer->writes.size(), 1u);
   EXPECT_EQ(writer->writes[0].set,
-            (std::map<std::string, std::string>{{kRequests, R"({"app":{"gpu":"0.4"}})"}}));
+            (std::map<std::string, std::string>{{kRequests, R"({"app":{"gpu":"0.4"}})"},
+                                                {kState, configmap_state({"app"}, common::format_rfc3339(clock.now()))}}));
   // The cluster prefix is the static controller's to remove (SEL-7 stale keys); this one writes its own.
   EXPECT_TRUE(writer->writes[0].remove.empty());
 }
@@ -320,7 +305,8 @@ TEST_F(ProactiveFixture, NoConfigMapConfiguredClearsTheConditionAndTheValues) { 
 // ConfigMap value on a workload is never removed and written again a second later; a read error holds it back too.
 TEST_F(ProactiveFixture, NothingIsWrittenBeforeTheFirstLoadHasAnAnswer) {  // PRO-1, PRO-6
   config_maps->put("kubex/recs", "11", {{"recommendations.json", document({{"infer", "app", "0.4"}})}});
-  infer({{kClusterRequests, R"({"app":{"gpu":"0.4"}})"}});
+  infer({{kClusterRequests, R"({"app":{"gpu":"0.4"}})"},
+         {kClusterState, configmap_state({"app"}, "2026-01-01T00:00:00Z")}});
   // The workload's event comes before the reload (as an informer's initial list does): nothing happens.
   ASSERT_TRUE(reconcile(kKey));
   EXPECT_EQ(writer->calls, 0);

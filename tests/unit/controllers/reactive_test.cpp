@@ -266,8 +266,8 @@ TEST_F(ReactiveFixture, QueriesAreCounted) {  // OBS-5 kubex_prometheus_queries_
   clock.advance(1min);
   ASSERT_TRUE(cycle());
   std::string text = metrics.render();
-  EXPECT_NE(text.find(R"(kubex_prometheus_queries_total{result="success"} 4)"), std::string::npos) << text;
-  EXPECT_NE(text.find(R"(kubex_prometheus_queries_total{result="error"} 1)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(kubex_prometheus_queries_total{phase="reactive",result="success"} 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(kubex_prometheus_queries_total{phase="reactive",result="error"} 1)"), std::string::npos) << text;
   EXPECT_NE(text.find(R"(kubex_gpu_recommendations_total{direction="initial",policy_kind="ClusterGpuReactivePolicy"} 1)"),
             std::string::npos)
       << text;

@@ -203,6 +203,7 @@ TEST(RollbackStep, DryRunWritesNothing) {
 TEST(RollbackStep, RemovedKeys) {
   EXPECT_TRUE(rollback_removes("proactive.rightsizing.kubex.ai/desired-resource-requests"));
   EXPECT_TRUE(rollback_removes("cwgpureactive.rightsizing.kubex.ai/reactive-state"));
+  EXPECT_TRUE(rollback_removes("cwproactive.rightsizing.kubex.ai/proactive-state"));  // PRO-7 state goes too
   EXPECT_FALSE(rollback_removes(".rightsizing.kubex.ai/reactive-state"));
   EXPECT_FALSE(rollback_removes("rightsizing.kubex.ai/rollback-state"));
   EXPECT_FALSE(rollback_removes("rightsizing.kubex.ai/pause-until"));
