@@ -103,11 +103,16 @@ class Sim:
 
 
 class Prometheus:
-    """A real Prometheus scraping the sim's exporter, with its query log on (every query and its timings)."""
+    """A real Prometheus scraping the sim's exporter (`target` None: nothing), with its query log on (every query and
+    its timings). `history`: tests/e2e/gpu_history.py Series backfilled into its data directory before it starts."""
 
-    def __init__(self, target, workdir, scrape_interval):
+    def __init__(self, target, workdir, scrape_interval, history=None):
         self.dir = os.path.join(workdir, "prometheus")
         os.makedirs(self.dir)
+        if history:
+            sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "e2e"))
+            from gpu_history import backfill  # the generator the e2e tests use (issue 24 item 6)
+            backfill(os.path.join(self.dir, "data"), history)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.query_log = os.path.join(self.dir, "queries.log")
@@ -115,9 +120,12 @@ class Prometheus:
         timeout = max(1, int(scrape_interval * 0.8))
         with open(config, "w") as f:
             f.write(f"global:\n  scrape_interval: {scrape_interval}s\n  evaluation_interval: {scrape_interval}s\n"
-                    f"  query_log_file: {self.query_log}\n"
-                    f"scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: {scrape_interval}s\n"
-                    f"    scrape_timeout: {timeout}s\n    static_configs:\n      - targets: ['{target}']\n")
+                    f"  query_log_file: {self.query_log}\n")
+            if target:
+                f.write(f"scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: {scrape_interval}s\n"
+                        f"    scrape_timeout: {timeout}s\n    static_configs:\n      - targets: ['{target}']\n")
+            else:
+                f.write("scrape_configs: []\n")
         self.log = open(os.path.join(self.dir, "prometheus.log"), "wb")
         self.proc = subprocess.Popen(
             [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={self.dir}/data",

@@ -22,6 +22,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # The same planner on the Alibaba production trace (issue 22; ../shared/data/alibaba-gpu-v2023, CC BY 4.0).
   "$bin/bench-packing" --trace --reps 3
+  echo
+  # One proactive history reload (issue 24) at a tenth of its size.
+  /usr/bin/python3 bench/proactive/history_reload.py --build "$build" --workloads 500 --transitions 5
 else
   "$bin/bench-apiserver"
   echo
@@ -40,4 +43,8 @@ else
   # The same planner on the Alibaba production trace and at 4x it (issue 22; ../shared/data/alibaba-gpu-v2023,
   # "Alibaba Cluster Trace Program, cluster-trace-gpu-v2023", CC BY 4.0): about 40 seconds.
   "$bin/bench-packing" --trace && "$bin/bench-packing" --trace --replicate 4
+  echo
+  # One proactive history reload over 5,000 workloads and 25,000 pods of history, batched vs per workload
+  # (issue 24): about 10 minutes.
+  /usr/bin/python3 bench/proactive/history_reload.py --build "$build"
 fi
