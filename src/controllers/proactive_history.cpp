@@ -239,11 +239,7 @@ void HistoryEvaluations::evaluate(const Work& work) {
   std::size_t queries = 0, failed_queries = 0;
   double prometheus_seconds = 0;
   if (!requests.empty()) {
-    prom::Options po;
-    po.url = g.prometheus_url;
-    po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(g.prometheus_request_timeout);
-    po.bearer_token_file = options_.bearer_token_file;
-    po.ca_file = options_.ca_file;
+    const prom::Options po = prometheus_options(g, options_.bearer_token_file, options_.ca_file);
     common::Result<std::shared_ptr<prom::Querier>> querier =
         deps_.prometheus ? deps_.prometheus->connect(po) : common::fail("no Prometheus client");
     if (!querier) {

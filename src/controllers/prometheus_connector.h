@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "common/result.h"
 
@@ -11,6 +12,9 @@ namespace kubex::prom {
 class Querier;
 struct Options;
 }  // namespace kubex::prom
+namespace kubex::api {
+struct GlobalConfigSpec;
+}
 
 namespace kubex::controllers {
 
@@ -21,5 +25,10 @@ class PrometheusConnector {
 };
 // prom::connect, keeping the client while the settings are the same.
 std::unique_ptr<PrometheusConnector> prometheus_connector();
+
+// The engine's Prometheus settings: global-config's spec.prometheus.url and .requestTimeout, and the
+// --prometheus-bearer-token-file / --prometheus-ca-file flags.
+prom::Options prometheus_options(const api::GlobalConfigSpec& global, const std::string& bearer_token_file,
+                                 const std::string& ca_file);
 
 }  // namespace kubex::controllers

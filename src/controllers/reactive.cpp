@@ -112,6 +112,16 @@ std::unique_ptr<PrometheusConnector> prometheus_connector() {
   return std::make_unique<ClientConnector>();
 }
 
+prom::Options prometheus_options(const api::GlobalConfigSpec& global, const std::string& bearer_token_file,
+                                 const std::string& ca_file) {
+  prom::Options po;
+  po.url = global.prometheus_url;
+  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(global.prometheus_request_timeout);
+  po.bearer_token_file = bearer_token_file;
+  po.ca_file = ca_file;
+  return po;
+}
+
 ReactiveRecommender::ReactiveRecommender(ReactiveDeps deps, ReactiveOptions options)
     : deps_(std::move(deps)),
       options_(std::move(options)),
@@ -168,11 +178,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
   const common::TimePoint now = clock_of(options_).now();
   const common::Duration interval = options_.check_interval.value_or(global.gpu_reactive_check_interval);
 
-  prom::Options po;
-  po.url = global.prometheus_url;
-  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(global.prometheus_request_timeout);
-  po.bearer_token_file = options_.bearer_token_file;
-  po.ca_file = options_.ca_file;
+  const prom::Options po = prometheus_options(global, options_.bearer_token_file, options_.ca_file);
   const std::string settings = po.url + " " + std::to_string(po.timeout.count()) + " " +
                                std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(interval).count());
   {

@@ -195,6 +195,15 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   }
 }
 
+prom::Options explain_prometheus(const ExplainContext& ctx, const api::GlobalConfigSpec& global) {
+  prom::Options po;
+  po.url = ctx.options.prometheus_url.empty() ? global.prometheus_url : ctx.options.prometheus_url;
+  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(global.prometheus_request_timeout);
+  po.bearer_token_file = ctx.options.prometheus_bearer_token_file;
+  po.ca_file = ctx.options.prometheus_ca_file;
+  return po;
+}
+
 void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, Explanation& e) {
   auto catalog = ctx.catalog.catalog();
   const api::GlobalConfigSpec& global = catalog->global();
@@ -245,11 +254,7 @@ void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, 
   std::sort(r.eligibility.begin(), r.eligibility.end(),
             [](const ExplainEligibility& a, const ExplainEligibility& b) { return a.pod < b.pod; });
 
-  prom::Options po;
-  po.url = ctx.options.prometheus_url.empty() ? global.prometheus_url : ctx.options.prometheus_url;
-  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(global.prometheus_request_timeout);
-  po.bearer_token_file = ctx.options.prometheus_bearer_token_file;
-  po.ca_file = ctx.options.prometheus_ca_file;
+  const prom::Options po = explain_prometheus(ctx, global);
   r.prometheus_url = po.url;
   std::vector<observe::WorkloadPods> pods{
       observe::eligible_pods(ctx.caches, view, policy.reactive.min_pod_metrics_age, ctx.now)};

@@ -13,6 +13,10 @@
 
 namespace kubex::api {
 struct WorkloadView;
+struct GlobalConfigSpec;
+}  // namespace kubex::api
+namespace kubex::prom {
+struct Options;
 }
 namespace kubex::kube {
 class Client;
@@ -31,6 +35,10 @@ struct ExplainContext {
   const ExplainOptions& options;
   common::TimePoint now;
 };
+
+// The Prometheus `kubex explain` reads: --prometheus-url when given, else global-config's, with its timeout and the
+// token and CA flags.
+prom::Options explain_prometheus(const ExplainContext& ctx, const api::GlobalConfigSpec& global);
 
 // Policies (SEL-4…SEL-7), strategy and mode, and per container and slot what a pod created now gets: the
 // admission decision on `new_pod` (the workload's pod template, or a live pod for owners without one).

@@ -99,11 +99,7 @@ void explain_proactive(const ExplainContext& ctx, const api::WorkloadView& view,
 
   const std::map<std::string, decide::Allocation> allocations = observe::current_allocations(ctx.caches, view);
   std::map<std::string, decide::ContainerHistory> read;
-  prom::Options po;
-  po.url = ctx.options.prometheus_url.empty() ? g.prometheus_url : ctx.options.prometheus_url;
-  po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(g.prometheus_request_timeout);
-  po.bearer_token_file = ctx.options.prometheus_bearer_token_file;
-  po.ca_file = ctx.options.prometheus_ca_file;
+  const prom::Options po = explain_prometheus(ctx, g);
   p.prometheus_url = po.url;
   if (allocations.empty()) {
     p.prometheus_error = "no container holds a GPU (PRO-4): only a ConfigMap entry gives a value";

@@ -7,12 +7,12 @@ go through the same phases and conditions, record the same event reasons, and ta
 docs/kubex-sim.md, "Differences between serve and a real API server")."""
 import json
 import subprocess
-import threading
 import time
 
 import pytest
 
 from conftest import BIN, Sim, run, wait_for
+from watch_stream import WatchStream
 
 NS = "lifecycle"
 START, READY, STOP = 1.0, 1.0, 0.5  # the kubelet delays of CONFIG, seconds
@@ -54,14 +54,11 @@ class Timeline:
     """A WATCH on the namespace's pods: each pod's distinct states in order, with when each was first seen."""
 
     def __init__(self, api_client):
-        from kubernetes import client, watch
+        from kubernetes import client
         self.core = client.CoreV1Api(api_client)
         self.states = {}  # pod -> [(t, state)]
-        self.watch = watch.Watch()
-        self.rv = self.core.list_namespaced_pod(NS).metadata.resource_version
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
+        rv = self.core.list_namespaced_pod(NS).metadata.resource_version
+        self.stream = WatchStream(self.core.list_namespaced_pod, rv, self._event, NS, timeout_seconds=30)
 
     @staticmethod
     def state(ev_type, p):
@@ -75,25 +72,14 @@ class Timeline:
         return (p.status.phase, bool(p.spec.node_name), bool(p.metadata.deletion_timestamp),
                 *(conds.get(t, "-") for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")), container)
 
-    def run(self):
-        while not self.stop_.is_set():
-            try:
-                for ev in self.watch.stream(self.core.list_namespaced_pod, NS, resource_version=self.rv,
-                                            timeout_seconds=30):
-                    p = ev["object"]
-                    self.rv = p.metadata.resource_version
-                    seq = self.states.setdefault(p.metadata.name, [])
-                    s = self.state(ev["type"], p)
-                    if not seq or seq[-1][1] != s:
-                        seq.append((time.monotonic(), s))
-            except Exception:
-                if self.stop_.is_set():
-                    break
+    def _event(self, type_, p):
+        seq = self.states.setdefault(p.metadata.name, [])
+        s = self.state(type_, p)
+        if not seq or seq[-1][1] != s:
+            seq.append((time.monotonic(), s))
 
     def stop(self):
-        self.stop_.set()
-        self.watch.stop()
-        self.thread.join(timeout=40)
+        self.stream.stop()
 
 
 def run_script(kubectl, api_client):

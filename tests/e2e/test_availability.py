@@ -11,7 +11,6 @@ with its webhooks.
 """
 import json
 import subprocess
-import threading
 
 import pytest
 
@@ -19,6 +18,7 @@ from conftest import BIN, EngineProcess, wait_for
 from test_actuation import static_policy
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import RestartablePrometheus, apply, install_starter, metric
+from watch_stream import WatchStream
 
 QUEUE = "kubex-unlimited-gpu-queue"
 
@@ -78,7 +78,7 @@ class PodWatch:
     deletion timestamp."""
 
     def __init__(self, sim, ns, replicas):
-        from kubernetes import client, watch
+        from kubernetes import client
         self.core = client.CoreV1Api(sim.client())
         self.ns, self.replicas = ns, replicas
         self.max_unavailable, self.events, self.worst = 0, 0, []
@@ -87,11 +87,8 @@ class PodWatch:
         items = self.core.list_namespaced_pod(ns, label_selector="app=svc")
         for p in items.items:
             self.state[p.metadata.name] = self._avail(p)
-        self.rv = items.metadata.resource_version
-        self.watch = watch.Watch()
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
+        self.stream = WatchStream(self.core.list_namespaced_pod, items.metadata.resource_version, self._event, ns,
+                                  label_selector="app=svc")
 
     @staticmethod
     def _avail(p):
@@ -99,33 +96,20 @@ class PodWatch:
             return False
         return any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))
 
-    def run(self):
-        while not self.stop_.is_set():
-            try:
-                for ev in self.watch.stream(self.core.list_namespaced_pod, self.ns, label_selector="app=svc",
-                                            resource_version=self.rv, timeout_seconds=60):
-                    p = ev["object"]
-                    self.rv = p.metadata.resource_version
-                    if ev["type"] == "DELETED":
-                        self.state.pop(p.metadata.name, None)
-                    else:
-                        self.state[p.metadata.name] = self._avail(p)
-                    self.events += 1
-                    self.log.append((ev["type"], p.metadata.name, self.state.get(p.metadata.name)))
-                    unavailable = self.replicas - sum(1 for v in self.state.values() if v)
-                    if unavailable > self.max_unavailable:
-                        self.max_unavailable = unavailable
-                        self.worst = (sorted(self.state.items()), self.log[-12:])
-                    if self.stop_.is_set():
-                        break
-            except Exception:  # a dropped stream resumes from the last resourceVersion
-                if self.stop_.is_set():
-                    break
+    def _event(self, type_, p):
+        if type_ == "DELETED":
+            self.state.pop(p.metadata.name, None)
+        else:
+            self.state[p.metadata.name] = self._avail(p)
+        self.events += 1
+        self.log.append((type_, p.metadata.name, self.state.get(p.metadata.name)))
+        unavailable = self.replicas - sum(1 for v in self.state.values() if v)
+        if unavailable > self.max_unavailable:
+            self.max_unavailable = unavailable
+            self.worst = (sorted(self.state.items()), self.log[-12:])
 
     def stop(self):
-        self.stop_.set()
-        self.watch.stop()
-        self.thread.join(timeout=70)
+        self.stream.stop()
         return self.max_unavailable
 
 

@@ -17,7 +17,6 @@ import datetime
 import json
 import re
 import signal
-import threading
 import time
 
 import pytest
@@ -27,6 +26,7 @@ from conftest import ROOT, EngineProcess, wait_for
 from gpu_history import Series, days_ago
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import RestartablePrometheus, apply, metric, queue
+from watch_stream import WatchStream
 
 API = "rightsizing.kubex.ai/v1alpha1"
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
@@ -69,7 +69,9 @@ def history(now):
     sm = lambda t: 10.0 if int(t // 60) % 20 == 0 else 22.0  # noqa: E731  p95 stays 22
     memory = lambda t: 30.0 if abs(t - 86400) < 30 else 25.0  # noqa: E731  one 30 % peak
     transition = now - TRANSITION_AGO
-    moved_memory = lambda t: 80.0 if start + t < transition else (30.0 if abs(start + t - transition - 3600) < 30 else 25.0)  # noqa: E731,E501
+    def moved_memory(t):  # 80 % until the transition, then 25 % with one 30 % peak an hour after it
+        at = start + t
+        return 80.0 if at < transition else (30.0 if abs(at - transition - 3600) < 30 else 25.0)
     return [
         Series("pro-history", "infer-7d9f8c6b5-x2z4k", "app", sm=sm, memory=memory, start=start, end=end,
                allocation="whole"),
@@ -146,7 +148,8 @@ def env(sim_factory, tmp_path_factory):
     apply(sim, *[d for d in yaml.safe_load_all(STARTER.read_text()) if d])  # the starter, unchanged
     for ns in SCENARIOS:
         sim.kubectl("create", "namespace", ns)
-        extra = {"rightsizing.kubex.ai/rollback-state": rollback_state(now - TRANSITION_AGO)} if ns == "pro-moved" else {}
+        moved = ns == "pro-moved"
+        extra = {"rightsizing.kubex.ai/rollback-state": rollback_state(now - TRANSITION_AGO)} if moved else {}
         apply(sim, whole_gpu_deployment(ns, extra))
     for ns in SCENARIOS:
         wait_for(lambda: running_pods(sim, ns), timeout=60, what=f"{ns}/infer running on a whole GPU")
@@ -177,8 +180,9 @@ def test_whole_gpu_deployment_gets_its_first_fraction_from_four_days_of_history(
     def evaluated():
         status = sim.kubectl_json("get", "clusterproactivepolicy", POLICY)["status"]
         return status.get("lastEvaluationTime") and status.get("recommendedWorkloads", 0) >= 3 and status
-    wait_for(evaluated, timeout=30, what="lastEvaluationTime and recommendedWorkloads >= 3; evaluations: " + repr(
-        [x for x in engine.lines if x.get("logger") == "controller.proactivepolicy" and x.get("msg") != "rightsizing summary"]))
+    evaluations = [x for x in engine.lines
+                   if x.get("logger") == "controller.proactivepolicy" and x.get("msg") != "rightsizing summary"]
+    wait_for(evaluated, timeout=30, what=f"lastEvaluationTime and recommendedWorkloads >= 3; evaluations: {evaluations}")
     assert metric(engine, "kubex_prometheus_queries_total", phase="proactive", result="success") >= 4
     # PRO-2 batching: one query per signal for all four Deployments (one kind, one lookback), plus pro-moved's own
     # memory queries: never one per workload.
@@ -234,6 +238,31 @@ def test_memory_lookback_starts_at_the_last_allocation_transition(env):  # PRO-2
     assert all(TRANSITION_AGO <= r <= TRANSITION_AGO + 900 for r in ranges), ranges
 
 
+def test_explain_shows_the_history_behind_the_value(env):  # CLI-1, PRO-2, PRO-7
+    sim, prom, _ = env
+    from test_explain import explain, explain_json
+    # Once its pod runs at 0.36, pro-history's allocation changed just now (RBK-1): its memory lookback starts
+    # there, too short to refresh the value, which is kept.
+    wait_for(lambda: [p for p in running_pods(sim, "pro-history")
+                      if p["metadata"].get("annotations", {}).get("gpu-fraction") == "0.36"],
+             timeout=240, interval=2, what="pro-history running at 0.36")
+    doc = explain_json(sim, "deployment", "infer", "-n", "pro-history", "--prometheus-url", prom.url)
+    p = doc["proactive"]
+    assert p["policy"] == f"ClusterProactivePolicy/{POLICY}" and p["prometheus"]["queried"], p
+    assert p["lookback"] == "120h" and p["lastAllocationTransition"], p
+    assert p["memoryLookback"].endswith("m"), p  # minutes since the transition, not 120h
+    c = p["containers"][0]
+    assert c["allocation"] == "0.36 (KAI fraction)" and c["smP95"] == pytest.approx(22.0), c
+    assert c["computeSpan"] == "96h", c
+    assert c["source"] == "history" and c["value"].startswith("0.36") and "kept" in c["value"], c
+    assert p["stored"] == {"app": "0.36"} and p["storedSource"] == {"app": "history"}
+    assert p["result"] == "UNCHANGED"
+    # Too little history: the reason is spelled out.
+    text = explain(sim, "deployment", "infer", "-n", "pro-young", "--prometheus-url", prom.url).stdout
+    assert "Proactive (ClusterProactivePolicy/kai-gpu-sharing-baseline)" in text, text
+    assert "no value for app: SM history covers" in text and "under the 1h PRO-2 needs" in text, text
+
+
 def test_prometheus_down_keeps_every_value_and_recovers_without_restart(env):  # PRO-8, REA-10 wording
     sim, prom, state = env
     engine = state["engine"]
@@ -258,47 +287,31 @@ def test_prometheus_down_keeps_every_value_and_recovers_without_restart(env):  #
 
 
 class OwnerWatch:
-    """A WATCH on the scenario Deployments (official Python client) recording every change to their proactive keys."""
+    """A WATCH on the scenario Deployments (official Python client) recording every change to their proactive values."""
 
     def __init__(self, sim):
-        from kubernetes import client, watch
+        from kubernetes import client
         self.apps = client.AppsV1Api(sim.client())
         items = self.apps.list_deployment_for_all_namespaces(label_selector="nvidia.com/gpu.present=true")
         self.held = {f"{d.metadata.namespace}/{d.metadata.name}": self._keys(d) for d in items.items}
-        self.rv = items.metadata.resource_version
         self.removed, self.events = [], 0
-        self.watch = watch.Watch()
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
+        self.stream = WatchStream(self.apps.list_deployment_for_all_namespaces, items.metadata.resource_version,
+                                  self._event, label_selector="nvidia.com/gpu.present=true")
 
     @staticmethod
     def _keys(d):
         return {k: v for k, v in (d.metadata.annotations or {}).items() if k.startswith(REQUESTS)}
 
-    def run(self):
-        while not self.stop_.is_set():
-            try:
-                for ev in self.watch.stream(self.apps.list_deployment_for_all_namespaces, resource_version=self.rv,
-                                            label_selector="nvidia.com/gpu.present=true", timeout_seconds=60):
-                    d = ev["object"]
-                    self.rv = d.metadata.resource_version
-                    key, now = f"{d.metadata.namespace}/{d.metadata.name}", self._keys(d)
-                    for k, v in self.held.get(key, {}).items():
-                        if now.get(k) != v:
-                            self.removed.append((key, k, v, now.get(k)))
-                    self.held[key] = now
-                    self.events += 1
-                    if self.stop_.is_set():
-                        break
-            except Exception:  # a dropped stream resumes from the last resourceVersion
-                if self.stop_.is_set():
-                    break
+    def _event(self, _type, d):
+        key, now = f"{d.metadata.namespace}/{d.metadata.name}", self._keys(d)
+        for k, v in self.held.get(key, {}).items():
+            if now.get(k) != v:
+                self.removed.append((key, k, v, now.get(k)))
+        self.held[key] = now
+        self.events += 1
 
     def stop(self):
-        self.stop_.set()
-        self.watch.stop()
-        self.thread.join(timeout=70)
+        self.stream.stop()
 
 
 def test_restart_and_failover_never_remove_and_re_add_a_value(env):  # issue 24 item 4, PRO-1, ENG-1

@@ -47,6 +47,21 @@ void append_member(std::string& out, const char* key, std::string_view value) {
   common::append_json_string(out, value);
 }
 
+// `key` then a JSON object of strings, keys in map order.
+void append_string_map(std::string& out, const char* key, const std::map<std::string, std::string>& m) {
+  out += key;
+  out += '{';
+  bool first = true;
+  for (const auto& [k, v] : m) {
+    if (!first) out += ',';
+    first = false;
+    common::append_json_string(out, k);
+    out += ':';
+    common::append_json_string(out, v);
+  }
+  out += '}';
+}
+
 }  // namespace
 
 const char* result_name(AdmissionResult r) {
@@ -139,29 +154,9 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
   append_member(out, R"(,"pass":)", s.pass);
   append_member(out, R"(,"phase":)", s.phase);
   append_member(out, R"(,"pod":)", s.pod);
-  out += R"(,"policies":{)";
-  bool first = true;
-  for (const auto& [slot, ref] : s.policies) {
-    if (!first) out += ',';
-    first = false;
-    common::append_json_string(out, slot);
-    out += ':';
-    common::append_json_string(out, ref);
-  }
-  out += '}';
+  append_string_map(out, R"(,"policies":)", s.policies);
   append_member(out, R"(,"rightsizingResult":)", s.result_text.empty() ? result_name(s.result) : s.result_text);
-  if (!s.sources.empty()) {
-    out += R"(,"source":{)";
-    bool first_source = true;
-    for (const auto& [container, source] : s.sources) {
-      if (!first_source) out += ',';
-      first_source = false;
-      common::append_json_string(out, container);
-      out += ':';
-      common::append_json_string(out, source);
-    }
-    out += '}';
-  }
+  if (!s.sources.empty()) append_string_map(out, R"(,"source":)", s.sources);
   append_member(out, R"(,"strategy":)", s.strategy);
   append_member(out, R"(,"summary":)", s.text);
   return out;
