@@ -247,10 +247,12 @@ void HistoryEvaluations::evaluate(const Work& work) {
       queries = failed_queries = 1;  // no query could be sent: counted as one error, like the reactive recommender
     } else {
       auto t0 = Steady::now();
-      observe::HistoryReadResult result = observe::read_history(**querier, requests, now, 2);
+      observe::HistoryReadOptions ro;
+      ro.retry_after = options_.retry_after;
+      observe::HistoryReadResult result = observe::read_history(**querier, requests, now, ro);
       prometheus_seconds = std::chrono::duration<double>(Steady::now() - t0).count();
       queries = result.queries;
-      failed_queries = result.errors.size();
+      failed_queries = result.failed_requests;
       if (!result.errors.empty()) failure = result.errors.front();
       for (auto& [hkey, containers] : result.workloads) {
         auto k = history_keys.find(hkey);

@@ -60,6 +60,8 @@ struct HistoryEvaluationOptions {
   std::string bearer_token_file, ca_file;  // --prometheus-bearer-token-file, --prometheus-ca-file
   const common::Clock* clock = nullptr;    // default: the real clock
   kube::Metrics* metrics = nullptr;        // may be null
+  // Per-batch back-off of a failed query (observe::HistoryReadOptions); controller tests set none.
+  std::vector<common::Duration> retry_after = {std::chrono::seconds(1), std::chrono::seconds(2)};
 };
 
 class HistoryEvaluations {

@@ -105,6 +105,7 @@ ProactiveRecommendations::ProactiveRecommendations(ProactiveDeps deps, Proactive
     ho.ca_file = options_.ca_file;
     ho.clock = options_.clock;
     ho.metrics = options_.metrics;
+    ho.retry_after = options_.history_retry_after;
     HistoryEvaluations::Callbacks cb;
     cb.evaluated = [this](const std::string&, const std::vector<std::string>& keys) {
       for (const auto& k : keys) controller_.enqueue(k);

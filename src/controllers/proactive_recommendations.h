@@ -73,6 +73,8 @@ struct ProactiveOptions {
   const common::Clock* clock = nullptr;  // default: the real clock
   kube::Metrics* metrics = nullptr;      // may be null
   std::string bearer_token_file, ca_file;  // --prometheus-bearer-token-file, --prometheus-ca-file
+  // Per-batch back-off of a failed history query (HistoryEvaluationOptions); controller tests set none.
+  std::vector<common::Duration> history_retry_after = {std::chrono::seconds(1), std::chrono::seconds(2)};
 };
 
 class ProactiveRecommendations final : public kube::Runnable {

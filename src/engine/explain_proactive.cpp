@@ -112,7 +112,9 @@ void explain_proactive(const ExplainContext& ctx, const api::WorkloadView& view,
     r.workload = {workload.kind, workload.ns, workload.name, whole};
     r.lookback = lookback;
     r.memory_lookback = memory_lookback;
-    observe::HistoryReadResult result = observe::read_history(**querier, {r}, ctx.now, 2);
+    observe::HistoryReadOptions ro;
+    ro.retry_after.clear();  // a command line answers at once; the engine's reads back off
+    observe::HistoryReadResult result = observe::read_history(**querier, {r}, ctx.now, ro);
     if (!result.errors.empty()) {
       p.prometheus_error = result.errors.front();
     } else {

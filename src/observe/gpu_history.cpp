@@ -102,7 +102,7 @@ std::vector<HistoryJob> history_jobs(const std::vector<HistoryRequest>& requests
 }
 
 HistoryReadResult read_history(prom::Querier& querier, const std::vector<HistoryRequest>& requests,
-                               common::TimePoint now, std::size_t max_in_flight) {
+                               common::TimePoint now, const HistoryReadOptions& options) {
   const std::vector<HistoryJob> jobs = history_jobs(requests);
   HistoryReadResult out;
   std::mutex mu;
@@ -112,7 +112,6 @@ HistoryReadResult read_history(prom::Querier& querier, const std::vector<History
 
   auto apply = [&](const HistoryJob& job, const common::Result<prom::Vector>& answer) {
     std::lock_guard lk(mu);
-    ++out.queries;
     if (!answer) {
       failed = true;
       out.errors.push_back(answer.error().str());
@@ -145,10 +144,25 @@ HistoryReadResult read_history(prom::Querier& querier, const std::vector<History
         for (const auto& w : jobs[i].batch) out.failed_workloads.insert(history_key(w));
         continue;
       }
-      apply(jobs[i], querier.instant(jobs[i].promql));
+      auto answer = querier.instant(jobs[i].promql);
+      for (std::size_t retry = 0; !answer && retry < options.retry_after.size() && !failed; ++retry) {
+        {
+          std::lock_guard lk(mu);
+          ++out.queries;
+          ++out.failed_requests;
+        }
+        std::this_thread::sleep_for(options.retry_after[retry]);  // per-batch back-off
+        answer = querier.instant(jobs[i].promql);
+      }
+      {
+        std::lock_guard lk(mu);
+        ++out.queries;
+        if (!answer) ++out.failed_requests;
+      }
+      apply(jobs[i], answer);
     }
   };
-  const std::size_t n = std::min(std::max<std::size_t>(max_in_flight, 1), jobs.size());
+  const std::size_t n = std::min(std::max<std::size_t>(options.max_in_flight, 1), jobs.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < n; ++i) threads.emplace_back(worker);
   if (n > 0) worker();

@@ -51,8 +51,9 @@ struct HistoryReadResult {
   std::map<std::string, std::map<std::string, decide::ContainerHistory>> workloads;
   std::set<std::string> failed_workloads;  // keys whose batch had a failed query: their history could not be refreshed
   std::vector<std::string> errors;         // one message per failed query
-  std::size_t queries = 0;                 // queries sent (after a failure the rest are not sent: their workloads
-                                           // are failed too)
+  std::size_t queries = 0;          // requests sent, retries included (after a batch failed for good the rest are not
+                                    // sent: their workloads are failed too)
+  std::size_t failed_requests = 0;  // requests that failed, retried or not (kubex_prometheus_queries_total{error})
 };
 
 // "Kind/ns/name".
@@ -68,7 +69,14 @@ struct HistoryJob {
 };
 std::vector<HistoryJob> history_jobs(const std::vector<HistoryRequest>& requests);
 
+struct HistoryReadOptions {
+  std::size_t max_in_flight = 2;  // PRO-2: at most 2 in flight per engine
+  // Per-batch back-off: a failed query is sent again after each of these delays; when it still fails, the read
+  // stops (the caller keeps every value and retries the whole reload later, PRO-8).
+  std::vector<common::Duration> retry_after = {std::chrono::seconds(1), std::chrono::seconds(2)};
+};
+
 HistoryReadResult read_history(prom::Querier& querier, const std::vector<HistoryRequest>& requests,
-                               common::TimePoint now, std::size_t max_in_flight = 2);
+                               common::TimePoint now, const HistoryReadOptions& options = {});
 
 }  // namespace kubex::observe

@@ -2,6 +2,7 @@
 Prometheus scraping it, the real `kubex engine` with its webhooks running the seed's starter example (1m windows,
 minPodMetricsAge 0s), and the command reading the same cluster. A PodDisruptionBudget keeps the explained pod
 where it is, so what explain says about actuation can be checked against what the engine then does."""
+import datetime
 import json
 import subprocess
 
@@ -83,6 +84,13 @@ def test_pod_policies_values_reactive_and_actuation(env):  # CLI-1, SEL-1, SEL-5
     assert r["state"]["present"] and r["state"]["baseline"] == state["baseline"] == {"app": "0.25"}
     assert r["state"]["driver"] == "compute" and r["state"]["updatedAt"] == state["updatedAt"]
     assert r["lastEvaluationTime"]
+    # REA-1/REA-2 (issue 24 item 5): when the next cycle runs (gpuReactiveCheckInterval, 1m, after the last) and
+    # from when each pod counts (its start + minPodMetricsAge).
+    last = datetime.datetime.fromisoformat(r["lastEvaluationTime"].replace("Z", "+00:00"))
+    assert r["nextCycle"] == (last + datetime.timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%SZ"), r
+    (el,) = r["eligibility"]
+    assert el["pod"] == pod and el["eligible"] is True and el["eligibleAt"], el
+    assert r["minPodMetricsAge"], r
     assert r["prometheus"]["queried"] is True, r["prometheus"]
     (sample,) = r["samples"]
     assert sample["pod"] == pod and sample["container"] == "app" and sample["allocation"] == "0.25"

@@ -85,6 +85,13 @@ void GarbageCollector::run() {
       }
     }
     if (std::chrono::steady_clock::now() >= next_scan) {
+      // PDB status first and on its own: a namespace being drained or a failing scan never holds it back (an
+      // eviction is decided from that status).
+      try {
+        pdb::refresh_all(server_);
+      } catch (const std::exception& e) {
+        log_.error("PodDisruptionBudget status refresh failed", {{"error", e.what()}});
+      }
       try {
         scan_dangling();
         std::set<std::string> nss;
@@ -98,7 +105,6 @@ void GarbageCollector::run() {
             terminating_namespaces_.erase(ns);
           }
         }
-        pdb::refresh_all(server_);
       } catch (const std::exception& e) {
         log_.error("periodic collection failed", {{"error", e.what()}});
       }
@@ -300,6 +306,10 @@ void GarbageCollector::finalize(const std::string& resource_id, const std::strin
 }
 
 bool GarbageCollector::drain_namespace(const std::string& ns) {
+  // At most this many deletions per scan, so that a namespace of thousands of objects is drained over several
+  // scans and the other periodic work (PDB status, dangling owners) keeps its once-a-second pace.
+  constexpr int kDeletesPerScan = 200;
+  int deletes = 0;
   bool empty = true;
   std::set<std::string> seen;
   for (const auto& r : server_.registry().all()) {
@@ -310,6 +320,7 @@ bool GarbageCollector::drain_namespace(const std::string& ns) {
     for (const auto& item : l.items) {
       empty = false;
       if (item.index->deleting) continue;
+      if (deletes++ >= kDeletesPerScan) return false;
       ApiServer::DeleteOptions opts;
       opts.propagation = "Background";
       bool removed = false;

@@ -40,6 +40,12 @@ class FakeQuerier final : public prom::Querier {
   const prom::Options& options() const override { return opts; }
 };
 
+const HistoryReadOptions kNoRetries = [] {
+  HistoryReadOptions o;
+  o.retry_after.clear();
+  return o;
+}();
+
 prom::Sample sample(const std::string& ns, const std::string& pod, const std::string& c, double v) {
   return {{{"namespace", ns}, {"pod", pod}, {"container", c}}, v};
 }
@@ -108,7 +114,7 @@ TEST(GpuHistoryRead, AFailedQueryMarksItsBatch) {
     v.samples = {sample("ml", "infer-7d9f-aaaaa", "app", 22)};
     return v;
   };
-  HistoryReadResult r = read_history(q, {request("ml", "infer")}, common::TimePoint{} + 1000000s);
+  HistoryReadResult r = read_history(q, {request("ml", "infer")}, common::TimePoint{} + 1000000s, kNoRetries);
   EXPECT_EQ(r.failed_workloads, std::set<std::string>{"Deployment/ml/infer"});
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_NE(r.errors[0].find("timed out"), std::string::npos);
@@ -124,10 +130,40 @@ TEST(GpuHistoryRead, StopsSendingAfterAFailure) {
   for (int i = 0; i < 300; ++i) requests.push_back(request("ml", "d" + std::to_string(i)));
   FakeQuerier q;
   q.answer = [](const std::string&) -> common::Result<prom::Vector> { return common::fail("connection refused"); };
-  HistoryReadResult r = read_history(q, requests, common::TimePoint{} + 1000000s);
+  HistoryReadResult r = read_history(q, requests, common::TimePoint{} + 1000000s, kNoRetries);
   EXPECT_LE(r.queries, 2u);  // the two in flight when the first failed
   EXPECT_EQ(r.queries, q.sent.size());
+  EXPECT_EQ(r.failed_requests, r.queries);
   EXPECT_EQ(r.failed_workloads.size(), 300u);
+}
+
+// Per-batch back-off: a query that fails once is sent again after the first delay and its answer counts; one that
+// keeps failing is tried once per delay, then the read stops.
+TEST(GpuHistoryRead, AFailedQueryIsRetriedWithBackOff) {
+  std::atomic<int> calls{0};
+  FakeQuerier q;
+  q.answer = [&](const std::string&) -> common::Result<prom::Vector> {
+    if (calls++ == 0) return common::fail("connection reset");
+    prom::Vector v;
+    v.samples = {sample("ml", "infer-7d9f-aaaaa", "app", 22)};
+    return v;
+  };
+  HistoryReadOptions once;
+  once.max_in_flight = 1;
+  once.retry_after = {1ms, 2ms};
+  HistoryReadResult r = read_history(q, {request("ml", "infer")}, common::TimePoint{} + 1000000s, once);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_TRUE(r.failed_workloads.empty());
+  EXPECT_EQ(r.queries, 5u);  // 4 queries and the one retry
+  EXPECT_EQ(r.failed_requests, 1u);
+  EXPECT_TRUE(r.workloads.at("Deployment/ml/infer").at("app").compute_percent.has_value());
+
+  FakeQuerier down;
+  down.answer = [](const std::string&) -> common::Result<prom::Vector> { return common::fail("connection refused"); };
+  r = read_history(down, {request("ml", "infer")}, common::TimePoint{} + 1000000s, once);
+  EXPECT_EQ(r.queries, 3u);  // the first query and its two retries; nothing after
+  EXPECT_EQ(r.failed_requests, 3u);
+  EXPECT_EQ(r.errors.size(), 1u);
 }
 
 TEST(GpuHistoryRead, NoWorkloadsNoQueries) {

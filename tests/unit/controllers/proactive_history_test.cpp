@@ -123,6 +123,7 @@ class ProactiveHistoryFixture : public ::testing::Test {
     ProactiveOptions o;
     o.clock = &clock;
     o.metrics = &metrics;
+    o.history_retry_after.clear();  // no back-off sleeps in unit tests (observe's tests cover it)
     ctl = std::make_unique<ProactiveRecommendations>(std::move(d), o);
     workloads->containers[kKey] = {{"app", true}};
     infer();
