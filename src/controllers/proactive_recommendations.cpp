@@ -226,6 +226,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
       if (!r && !r.error().not_found())
         log_.warn("cannot update global-config status", {{"error", r.error().str()}});
       enqueue_all();
+      if (history_) history_->recount();  // the ConfigMap's values are gone
     }
     answered();
     return again;
@@ -265,8 +266,10 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   // PRO-6: lastCount and the message give the same number (accepted entries, repeats included).
   const std::string message = decide::recommendations_loaded_message(*parsed, location);
   const std::size_t accepted = parsed->accepted;
+  bool changed = false;
   {
     std::lock_guard lk(mu_);
+    changed = !set_ || set_->entries != parsed->entries;
     set_ = std::move(*parsed);
   }
   report(true, "Loaded", message, accepted);
@@ -275,7 +278,9 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
     sources_loaded_ = true;
   }
   enqueue_all();
-  if (history_) history_->recount();  // recommendedWorkloads follows the new set
+  // recommendedWorkloads follows the set; a reload that found the same entries (every policy or status change
+  // reloads) does not recount every workload.
+  if (changed && history_) history_->recount();
   return again;
 }
 
