@@ -5,6 +5,8 @@ namespace kubex::api::keys {
 
 // KAI-Scheduler.
 inline constexpr const char* kGpuFraction = "gpu-fraction";
+// KAI ≥ 0.18.2 burst limit of a fraction (KAI-2): request = gpu-fraction, limit = what the pod may burst to.
+inline constexpr const char* kGpuFractionLimit = "gpu-fraction.limit";
 inline constexpr const char* kGpuFractionContainerName = "gpu-fraction-container-name";
 inline constexpr const char* kGpuMemory = "gpu-memory";
 inline constexpr const char* kGpuFractionNumDevices = "gpu-fraction-num-devices";
