@@ -527,6 +527,21 @@ def strategy_spec(cluster):
                 "gpuMemoryUtilizationBufferPercent": int32(
                     "Percent of the GPU allocation vLLM leaves unused (0-100). Default: `0`.", 0, 0, 100),
             }),
+            "fractionLimit": obj(
+                "KAI burst limit (KAI-2, KAI >= 0.18.2 with `gpuSharingMode: NvFractions` only): besides the "
+                "`gpu-fraction` request, pods get `gpu-fraction.limit` = min(ceiling, max(request + 0.01, peak x (1 + "
+                "headroomPercent/100))), the peak being the container's desired `limits.gpu` (a StaticPolicy's "
+                "`limits.gpu`, or the recommenders' observed memory peak).", {
+                    "enabled": boolean("Write `gpu-fraction.limit` on fraction pods. Default: `false`.", False),
+                    "headroomPercent": int32("Percent added to the peak, 0-1000. Default: `50`.", 50, 0, 1000),
+                    "ceiling": dict(quantity("Highest limit written, in GPUs; > 0 and <= 1. Default: `\"1\"`."),
+                                    default="1"),
+                }, rules=node_rules([
+                    ("has(self.ceiling) && !" + is_qty("self.ceiling"), ".ceiling", "must be a valid quantity"),
+                    ("has(self.ceiling) && " + is_qty("self.ceiling") + " && (" + qty_sign("self.ceiling")
+                     + " <= 0 || quantity(string(self.ceiling)).compareTo(quantity('1')) > 0)", ".ceiling",
+                     "must be > 0 and <= 1"),
+                ])),
         }),
         "inPlaceResize": obj("In-place pod resize settings.", {
             "enabled": boolean("Try in-place resize; GPU fraction changes still evict and record "
@@ -634,7 +649,7 @@ def proactive_spec(cluster, strategy_kind):
 
 def static_containers_rule(path):
     """The validator's check_static_usage for every container entry, as one rule on the container map (see
-    map_rule): unknown resource keys, gpu under limits, quantities, requests.gpu > 0, others >= 0."""
+    map_rule): unknown resource keys, quantities, gpu > 0, limits.gpu > requests.gpu, others >= 0."""
     keys = "[" + ", ".join(cel_str(k) for k in QUANTITY_KEYS) + "]"
 
     def usage(u):
@@ -644,10 +659,15 @@ def static_containers_rule(path):
             msg = (f"!(r in {keys}) ? 'must be one of cpu, memory, gpu' : !{is_qty(v)} ? 'must be a valid quantity' "
                    ": r == 'gpu' ? 'must be > 0' : 'must be >= 0'")
         else:
-            bad = f"!(r in {keys}) || r == 'gpu' || !{is_qty(v)} || {qty_sign(v)} < 0"
-            msg = (f"!(r in {keys}) ? 'must be one of cpu, memory, gpu' : r == 'gpu' ? "
-                   f"'gpu must not be set under limits; use requests.gpu' : !{is_qty(v)} ? 'must be a valid quantity' "
-                   ": 'must be >= 0'")
+            # limits.gpu is the KAI-2 burst limit: > 0 like requests.gpu, and above requests.gpu of the entry.
+            req = "self[c].requests"
+            above = (f"(r == 'gpu' && has({req}) && 'gpu' in {req} && {is_qty(req + '.gpu')} && "
+                     f"{qty_sign(req + '.gpu')} > 0 && quantity(string({v})).compareTo("
+                     f"quantity(string({req}.gpu))) <= 0)")
+            bad = f"!(r in {keys}) || !{is_qty(v)} || {qty_sign(v)} < (r == 'gpu' ? 1 : 0) || {above}"
+            msg = (f"!(r in {keys}) ? 'must be one of cpu, memory, gpu' : !{is_qty(v)} ? 'must be a valid quantity' "
+                   f": r == 'gpu' && {qty_sign(v)} < 1 ? 'must be > 0' : r == 'gpu' ? 'must be greater than "
+                   "requests.gpu' : 'must be >= 0'")
         ok = f"(!has({block}) || {block}.all(r, !({bad})))"
         errors = (f"(has({block}) ? {block}.filter(r, {bad}).map(r, {cel_str(path + '.')} + c + "
                   f"{cel_str('.' + u + '.')} + r + ': ' + ({msg})) : [])")
@@ -666,7 +686,9 @@ def static_spec(cluster, strategy_kind):
                                "fractions below 1 become KAI `gpu-fraction` in KAI mode).",
                 "maxProperties": MAX_RESOURCES, "additionalProperties": copy.deepcopy(qty_value)}
     limits = {"type": "object",
-              "description": "Limits to set, by resource: `cpu` and `memory` only (`gpu` goes under requests).",
+              "description": "Limits to set, by resource: `cpu`, `memory`, and `gpu`: the KAI burst limit "
+                             "(`gpu-fraction.limit`, KAI-2), greater than `requests.gpu`; it has an effect only with "
+                             "`gpuSharingMode: NvFractions` and a strategy with `kai.fractionLimit.enabled`.",
               "maxProperties": MAX_RESOURCES, "additionalProperties": copy.deepcopy(qty_value)}
     props = policy_common(cluster, strategy_kind)
     props["resources"] = obj("Fixed resource values.", {
@@ -820,8 +842,14 @@ def global_config_spec():
             "schedulerName": string("spec.schedulerName given to KAI-mutated pods (ADM-13). Default: "
                                     "`kai-scheduler`.", "kai-scheduler",
                                     rules=[rule("self != ''", "required", reason=REQUIRED)]),
-            "memoryIsolation": string("`HAMiCore` when HAMi-core enforces GPU memory of fractions, else `None` "
-                                      "(VLM-3). Default: `None`.", "None", enum=["None", "HAMiCore"]),
+            "memoryIsolation": string("Deprecated by `gpuSharingMode`: `HAMiCore` when HAMi-core enforces GPU memory "
+                                      "of fractions, else `None` (VLM-3). Default: `None`.", "None",
+                                      enum=["None", "HAMiCore"]),
+            "gpuSharingMode": string("KAI's `global.gpuSharingMode` (KAI-1): `Disabled` (no fractions: kubex applies "
+                                     "whole GPUs), `NonMemoryEnforced` (KAI's default), `HamiCore` (HAMi-core caps "
+                                     "memory) or `NvFractions` (KAI >= 0.18.2: requests and burst limits). Absent: "
+                                     "derived from `memoryIsolation`.",
+                                     enum=["Disabled", "NonMemoryEnforced", "HamiCore", "NvFractions"]),
             "reservationNamespace": string("Namespace of KAI's GPU reservation pods, not counted by consolidation "
                                            "(CON-2). Default: `kai-resource-reservation`.",
                                            "kai-resource-reservation"),

@@ -106,6 +106,10 @@ void strategy(Catalogue& c) {
   c.boolean("spec.kai.setQueueWhenSpecified", false);
   c.object("spec.kai.vllm");
   c.integer("spec.kai.vllm.gpuMemoryUtilizationBufferPercent", 0);
+  c.object("spec.kai.fractionLimit");
+  c.boolean("spec.kai.fractionLimit.enabled", false);
+  c.integer("spec.kai.fractionLimit.headroomPercent", 50);
+  c.add("spec.kai.fractionLimit.ceiling", "int-or-string", "\"1\"");
   c.object("spec.inPlaceResize", true);
   c.boolean("spec.inPlaceResize.enabled", true);
   c.boolean("spec.inPlaceResize.containerRestart", false);
@@ -267,6 +271,7 @@ void global_config(Catalogue& c) {
   c.object("spec.kai", true);
   c.string("spec.kai.schedulerName", "kai-scheduler");
   c.string("spec.kai.memoryIsolation", "None");
+  c.string("spec.kai.gpuSharingMode");
   c.string("spec.kai.reservationNamespace", "kai-resource-reservation");
   c.object("spec.proactive", true);
   c.object("spec.proactive.recommendationsConfigMap");
@@ -341,6 +346,8 @@ const std::map<std::string_view, std::size_t>& bounds_table() {
     {"spec.enablement.overrideScheduler", 256},
     {"spec.experimental.gpuKaiContract", 256},
     {"spec.gpuReactiveCheckInterval", 64},
+    {"spec.kai.fractionLimit.ceiling", 64},
+    {"spec.kai.gpuSharingMode", 256},
     {"spec.kai.memoryIsolation", 256},
     {"spec.kai.queue", 256},
     {"spec.consolidation.gpuMemoryReserve.minimum", 64},

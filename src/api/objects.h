@@ -95,6 +95,10 @@ struct StrategySpec {
   bool set_queue_when_specified = false;
   bool has_vllm = false;  // spec.kai.vllm present: turns on the VLM rules
   std::int32_t vllm_buffer_percent = 0;
+  // spec.kai.fractionLimit (KAI-2): the burst limit of a fraction under NvFractions.
+  bool fraction_limit_enabled = false;
+  std::int32_t fraction_limit_headroom_percent = 50;
+  std::optional<Quantity> fraction_limit_ceiling;  // absent: 1
   bool in_place_resize_enabled = true, in_place_container_restart = false;
   bool pod_eviction_enabled = true, retry_pod_disruption_budget = true;
   SafetyChecks safety;
@@ -139,9 +143,10 @@ struct ProactiveSpec {
   std::int32_t max_analysis_age_days = 5;  // spec.safetyChecks.maxAnalysisAgeDays
 };
 
-// spec.resources.containers.<name|"*">: requests.{cpu,memory,gpu}, limits.{cpu,memory}.
+// spec.resources.containers.<name|"*">: requests.{cpu,memory,gpu}, limits.{cpu,memory,gpu} (limits.gpu: the
+// KAI-2 burst limit).
 struct StaticResources {
-  std::optional<Quantity> cpu_request, memory_request, gpu_request, cpu_limit, memory_limit;
+  std::optional<Quantity> cpu_request, memory_request, gpu_request, cpu_limit, memory_limit, gpu_limit;
 };
 struct StaticSpec {
   PolicyCommon common;
@@ -229,7 +234,8 @@ struct GlobalConfigSpec {
   std::map<std::string, std::string> probe_labels, probe_annotations;
   std::string probe_resources_json, probe_pod_security_context_json, probe_security_context_json;
   std::string kai_scheduler_name = "kai-scheduler";
-  std::string kai_memory_isolation = "None";  // None | HAMiCore
+  std::string kai_memory_isolation = "None";  // None | HAMiCore (deprecated by kai_gpu_sharing_mode)
+  std::string kai_gpu_sharing_mode;           // "" when absent: derived (gpu_sharing_mode(), KAI-1)
   std::string kai_reservation_namespace = "kai-resource-reservation";
   bool has_recommendations_config_map = false;
   std::string recommendations_config_map_namespace, recommendations_config_map_name;
@@ -238,6 +244,18 @@ struct GlobalConfigSpec {
   std::int32_t gpu_memory_reserve_percent = 3;
   std::int64_t gpu_memory_reserve_minimum_bytes = 256LL * 1024 * 1024;
 };
+
+// KAI-1: the cluster's KAI sharing mode, `Disabled`, `NonMemoryEnforced`, `HamiCore` or `NvFractions`:
+// spec.kai.gpuSharingMode, else derived from memoryIsolation (HAMiCore -> HamiCore, otherwise
+// NonMemoryEnforced).
+inline constexpr const char* kSharingDisabled = "Disabled";
+inline constexpr const char* kSharingNonMemoryEnforced = "NonMemoryEnforced";
+inline constexpr const char* kSharingHamiCore = "HamiCore";
+inline constexpr const char* kSharingNvFractions = "NvFractions";
+inline std::string gpu_sharing_mode(const GlobalConfigSpec& g) {
+  if (!g.kai_gpu_sharing_mode.empty()) return g.kai_gpu_sharing_mode;
+  return g.kai_memory_isolation == "HAMiCore" ? kSharingHamiCore : kSharingNonMemoryEnforced;
+}
 
 struct GlobalConfig {
   ObjectMeta meta;

@@ -97,6 +97,7 @@ Parsed<GlobalConfig> parse_global_config(const nlohmann::json& obj) {
         const json& kai = child_object(spec, "kai");
         s.kai_scheduler_name = read_string(kai, "schedulerName", s.kai_scheduler_name);
         s.kai_memory_isolation = read_string(kai, "memoryIsolation", s.kai_memory_isolation);
+        s.kai_gpu_sharing_mode = read_string(kai, "gpuSharingMode");
         s.kai_reservation_namespace = read_string(kai, "reservationNamespace", s.kai_reservation_namespace);
         const json& pro = child_object(spec, "proactive");
         if (const json* cm = child(pro, "recommendationsConfigMap"); cm && cm->is_object()) {

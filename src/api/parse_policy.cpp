@@ -65,6 +65,7 @@ std::map<std::string, StaticResources> read_static(const json& spec) {
     r.gpu_request = read_quantity(req, "gpu");
     r.cpu_limit = read_quantity(lim, "cpu");
     r.memory_limit = read_quantity(lim, "memory");
+    r.gpu_limit = read_quantity(lim, "gpu");
     out[name] = r;
   }
   return out;

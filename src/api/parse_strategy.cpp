@@ -67,6 +67,11 @@ StrategySpec read_strategy_spec(const json& spec) {
       s.has_vllm = true;
       s.vllm_buffer_percent = read_int32(*vllm, "gpuMemoryUtilizationBufferPercent", s.vllm_buffer_percent);
     }
+    const json& limit = child_object(*kai, "fractionLimit");
+    s.fraction_limit_enabled = read_bool(limit, "enabled", s.fraction_limit_enabled);
+    s.fraction_limit_headroom_percent =
+        read_int32(limit, "headroomPercent", s.fraction_limit_headroom_percent);
+    s.fraction_limit_ceiling = read_quantity(limit, "ceiling");
   }
   const json& ipr = child_object(spec, "inPlaceResize");
   s.in_place_resize_enabled = read_bool(ipr, "enabled", s.in_place_resize_enabled);

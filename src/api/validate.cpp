@@ -45,7 +45,7 @@ void validate_object(Checker& c, Kind k, const json& object, const ValidationCon
     case Kind::kClusterStaticPolicy:
     case Kind::kGpuReactivePolicy:
     case Kind::kClusterGpuReactivePolicy:
-      detail::validate_policy_spec(c, k, s);
+      detail::validate_policy_spec(c, k, s, ctx);
       break;
     case Kind::kGpuConsolidationPolicy:
       detail::validate_consolidation_spec(c, s);

@@ -17,6 +17,9 @@ namespace kubex::api {
 struct ValidationContext {
   bool early_webhook_enabled = true;                // false: a KAI strategy gets a warning
   std::optional<std::set<std::string>> kai_queues;  // the Queue API's queues; nullopt = API absent/unknown
+  // KAI-1: the cluster's sharing mode (api::gpu_sharing_mode of the GlobalConfiguration); nullopt = unknown.
+  // Known and not NvFractions: a static limits.gpu and spec.kai.fractionLimit.enabled get VAL-2 warnings.
+  std::optional<std::string> gpu_sharing_mode;
 };
 
 struct ValidationReport {

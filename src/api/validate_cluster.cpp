@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "api/objects.h"
 #include "api/validate_util.h"
 
 namespace kubex::api::detail {
@@ -67,7 +68,14 @@ void validate_global_config_spec(Checker& c, const json& spec) {
   }
   if (const json* kai = c.object(spec, "kai", "spec.kai")) {
     c.required_string(*kai, "schedulerName", "spec.kai.schedulerName");
-    c.enumeration(*kai, "memoryIsolation", "spec.kai.memoryIsolation", {"None", "HAMiCore"});
+    auto isolation = c.enumeration(*kai, "memoryIsolation", "spec.kai.memoryIsolation", {"None", "HAMiCore"});
+    auto mode = c.enumeration(*kai, "gpuSharingMode", "spec.kai.gpuSharingMode",
+                              {kSharingDisabled, kSharingNonMemoryEnforced, kSharingHamiCore, kSharingNvFractions});
+    // KAI-1: gpuSharingMode wins. memoryIsolation defaults to None, so only HAMiCore can disagree.
+    if (isolation && mode && *isolation == "HAMiCore" && *mode != kSharingHamiCore) {
+      c.warn("spec.kai.memoryIsolation: \"HAMiCore\" disagrees with spec.kai.gpuSharingMode \"" + *mode +
+             "\"; gpuSharingMode wins (memoryIsolation is deprecated)");
+    }
     c.string(*kai, "reservationNamespace", "spec.kai.reservationNamespace");
   }
   if (const json* pro = c.object(spec, "proactive", "spec.proactive")) {

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "api/objects.h"
 #include "api/validate_util.h"
 
 namespace kubex::api::detail {
@@ -10,6 +11,7 @@ namespace kubex::api::detail {
 namespace {
 
 using nlohmann::json;
+using common::Quantity;
 
 constexpr std::initializer_list<const char*> kWorkloadTypes = {"Deployment", "StatefulSet", "CronJob",
                                                                "Rollout",    "Job",         "AnalysisRun",
@@ -73,7 +75,20 @@ void check_common(Checker& c, const json& spec, bool cluster) {
   c.integer(spec, "weight", "spec.weight", 0);
 }
 
-void check_static_usage(Checker& c, const json& entry, const char* usage, const std::string& path) {
+// A valid requests.gpu of a static entry (> 0), for the limits.gpu comparison.
+std::optional<Quantity> valid_gpu_request(const json& entry) {
+  const json* requests = Checker::find(entry, "requests");
+  const json* gpu = requests && requests->is_object() ? Checker::find(*requests, "gpu") : nullptr;
+  if (!gpu || gpu->is_null()) return std::nullopt;
+  auto parsed = Quantity::from_json(*gpu);
+  std::optional<Quantity> q;
+  if (parsed) q = *parsed;
+  if (!q || q->sign() <= 0) return std::nullopt;
+  return q;
+}
+
+void check_static_usage(Checker& c, const json& entry, const char* usage, const std::string& path,
+                        const ValidationContext& ctx) {
   const std::string up = path + "." + usage;
   const json* block = c.object(entry, usage, up);
   if (!block) return;
@@ -85,21 +100,23 @@ void check_static_usage(Checker& c, const json& entry, const char* usage, const 
       c.error(rp, "must be one of cpu, memory, gpu");
       continue;
     }
-    if (limits && resource == "gpu") {
-      c.error(rp, "gpu must not be set under limits; use requests.gpu");
-      continue;
-    }
     auto q = c.quantity(*block, resource, rp);
     if (!q) continue;
     if (resource == "gpu" && q->sign() <= 0) {
       c.error(rp, "must be > 0");
     } else if (q->sign() < 0) {
       c.error(rp, "must be >= 0");
+    } else if (limits && resource == "gpu") {  // KAI-2: the burst limit lies above the request
+      if (auto request = valid_gpu_request(entry); request && !(*request < *q)) {
+        c.error(rp, "must be greater than requests.gpu");
+      } else {
+        warn_unless_nv_fractions(c, ctx, rp);
+      }
     }
   }
 }
 
-void check_static(Checker& c, const json& spec) {
+void check_static(Checker& c, const json& spec, const ValidationContext& ctx) {
   const json* res = c.object(spec, "resources", "spec.resources");
   if (!res) return;
   const std::string cp = "spec.resources.containers";
@@ -112,8 +129,8 @@ void check_static(Checker& c, const json& spec) {
       c.error(ep, "must be an object");
       continue;
     }
-    check_static_usage(c, entry, "requests", ep);
-    check_static_usage(c, entry, "limits", ep);
+    check_static_usage(c, entry, "requests", ep, ctx);
+    check_static_usage(c, entry, "limits", ep, ctx);
   }
 }
 
@@ -167,7 +184,14 @@ void check_reactive(Checker& c, const json& spec) {
 
 }  // namespace
 
-void validate_policy_spec(Checker& c, Kind kind, const json& spec) {
+void warn_unless_nv_fractions(Checker& c, const ValidationContext& ctx, const std::string& path) {
+  if (ctx.gpu_sharing_mode && *ctx.gpu_sharing_mode != kSharingNvFractions) {
+    c.warn(path + " has no effect unless spec.kai.gpuSharingMode is \"NvFractions\" (the cluster's mode is \"" +
+           *ctx.gpu_sharing_mode + "\")");
+  }
+}
+
+void validate_policy_spec(Checker& c, Kind kind, const json& spec, const ValidationContext& ctx) {
   const bool cluster = is_cluster_policy(kind);
   if (is_reactive(kind)) check_required_contract(c, spec);
   check_common(c, spec, cluster);
@@ -176,7 +200,7 @@ void validate_policy_spec(Checker& c, Kind kind, const json& spec) {
       c.integer(*sc, "maxAnalysisAgeDays", "spec.safetyChecks.maxAnalysisAgeDays", 1);
     }
   } else if (is_static(kind)) {
-    check_static(c, spec);
+    check_static(c, spec, ctx);
   } else {
     check_reactive(c, spec);
   }

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "api/objects.h"
 #include "api/validate_util.h"
 
 namespace kubex::api::detail {
@@ -211,6 +212,16 @@ void validate_strategy_spec(Checker& c, const json& spec, const ValidationContex
     if (const json* vllm = c.object(*kai, "vllm", "spec.kai.vllm")) {
       c.integer(*vllm, "gpuMemoryUtilizationBufferPercent", "spec.kai.vllm.gpuMemoryUtilizationBufferPercent",
                 0, 100);
+    }
+    const std::string lp = "spec.kai.fractionLimit";
+    if (const json* limit = c.object(*kai, "fractionLimit", lp)) {  // KAI-2
+      auto enabled = c.boolean(*limit, "enabled", lp + ".enabled");
+      c.integer(*limit, "headroomPercent", lp + ".headroomPercent", 0, 1000);
+      if (auto ceiling = c.quantity(*limit, "ceiling", lp + ".ceiling");
+          ceiling && (ceiling->sign() <= 0 || *ceiling > Quantity(1))) {
+        c.error(lp + ".ceiling", "must be > 0 and <= 1");
+      }
+      if (enabled && *enabled) warn_unless_nv_fractions(c, ctx, lp + ".enabled");
     }
   }
 

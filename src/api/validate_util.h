@@ -105,7 +105,9 @@ void check_metadata(Checker& c, const nlohmann::json& object, const char* single
 // Per-kind spec validators (validate_strategy.cpp, validate_policy.cpp, validate_cluster.cpp). `spec` is the
 // defaulted spec object.
 void validate_strategy_spec(Checker& c, const nlohmann::json& spec, const ValidationContext& ctx);
-void validate_policy_spec(Checker& c, Kind kind, const nlohmann::json& spec);
+void validate_policy_spec(Checker& c, Kind kind, const nlohmann::json& spec, const ValidationContext& ctx);
+// VAL-2: the warning for a KAI-2 field while the cluster's mode is known and not NvFractions.
+void warn_unless_nv_fractions(Checker& c, const ValidationContext& ctx, const std::string& path);
 void validate_consolidation_spec(Checker& c, const nlohmann::json& spec);
 void validate_global_config_spec(Checker& c, const nlohmann::json& spec);
 void validate_policy_evaluation_spec(Checker& c, const nlohmann::json& spec);

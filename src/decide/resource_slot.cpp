@@ -5,6 +5,7 @@ namespace kubex::decide {
 Resource resource_of(Slot s) {
   switch (s) {
     case Slot::kRequestsGpu:
+    case Slot::kLimitsGpu:
       return Resource::kGpu;
     case Slot::kRequestsCpu:
     case Slot::kLimitsCpu:
@@ -17,13 +18,14 @@ Resource resource_of(Slot s) {
 }
 
 Usage usage_of(Slot s) {
-  return s == Slot::kLimitsCpu || s == Slot::kLimitsMemory ? Usage::kLimit : Usage::kRequest;
+  return s == Slot::kLimitsCpu || s == Slot::kLimitsMemory || s == Slot::kLimitsGpu ? Usage::kLimit
+                                                                                    : Usage::kRequest;
 }
 
 Slot slot_of(Resource r, Usage u) {
   switch (r) {
     case Resource::kGpu:
-      return Slot::kRequestsGpu;
+      return u == Usage::kLimit ? Slot::kLimitsGpu : Slot::kRequestsGpu;
     case Resource::kCpu:
       return u == Usage::kLimit ? Slot::kLimitsCpu : Slot::kRequestsCpu;
     case Resource::kMemory:
@@ -60,6 +62,8 @@ const char* slot_name(Slot s) {
       return "limits.cpu";
     case Slot::kLimitsMemory:
       return "limits.memory";
+    case Slot::kLimitsGpu:
+      return "limits.gpu";
   }
   return "";
 }
@@ -67,6 +71,7 @@ const char* slot_name(Slot s) {
 const api::Gates& gates_for(const api::StrategySpec& spec, Slot s) {
   switch (s) {
     case Slot::kRequestsGpu:
+    case Slot::kLimitsGpu:
       return spec.gpu_requests;
     case Slot::kRequestsCpu:
       return spec.cpu_requests;

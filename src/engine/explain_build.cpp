@@ -64,9 +64,11 @@ const json* status_field(const json& obj, const char* field) {
   return f == st->end() ? nullptr : &*f;
 }
 
-std::string current_text(const decide::ContainerResources& c, decide::Slot slot) {
+std::string current_text(const decide::PodResources& pod, const decide::ContainerResources& c, decide::Slot slot) {
   if (slot == decide::Slot::kRequestsGpu)
     return c.current_gpu ? decide::format_gpu(*c.current_gpu) : decide::kUnspecified;
+  if (slot == decide::Slot::kLimitsGpu)  // KAI-2: the pod's gpu-fraction.limit, on its fraction container
+    return c.current_is_fraction && pod.has_fraction_limit ? pod.fraction_limit_text : decide::kUnspecified;
   const auto& q = c.quantity(slot);
   return q ? q->canonical() : decide::kUnspecified;
 }
@@ -75,7 +77,7 @@ bool targets_slot(const decide::ConstraintTarget& t, const std::string& containe
   if (t.container != container || t.resource.empty()) return false;
   if (t.resource != decide::resource_name(decide::resource_of(slot))) return false;
   return t.usage.empty() || t.usage == decide::usage_name(decide::usage_of(slot)) ||
-         slot == decide::Slot::kRequestsGpu;
+         (slot == decide::Slot::kRequestsGpu && t.usage != decide::usage_name(decide::Usage::kLimit));
 }
 
 }  // namespace
@@ -160,14 +162,18 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
       ExplainResource r;
       r.container = cd.name;
       r.slot = decide::slot_name(slot);
-      r.current = live_index ? current_text(live_resources.targets[*live_index], slot) : decide::kUnspecified;
+      r.current = live_index ? current_text(live_resources, live_resources.targets[*live_index], slot)
+                             : decide::kUnspecified;
       if (v) {
         const dp::MatchedPolicy& mp = match.policies[v->policy];
-        r.desired = slot == decide::Slot::kRequestsGpu ? decide::format_gpu(v->gpu) : v->quantity.canonical();
+        r.desired = decide::is_gpu(slot) ? decide::format_gpu(v->gpu) : v->quantity.canonical();
         r.source = mp.ref;
-        if (!api::is_static(mp.policy->kind)) r.annotation = decide::desired_requests_key(mp.policy->kind);
+        if (!api::is_static(mp.policy->kind)) {
+          r.annotation = slot == decide::Slot::kLimitsGpu ? decide::desired_limits_key(mp.policy->kind)
+                                                          : decide::desired_requests_key(mp.policy->kind);
+        }
       }
-      r.applied = current_text(tc, slot);  // unchanged unless the decision changes it
+      r.applied = current_text(template_resources, tc, slot);  // unchanged unless the decision changes it
       for (const auto& ch : d.summary.changes) {
         if (ch.container == cd.name && decide::slot_of(ch.resource, ch.usage) == slot) r.applied = ch.to;
       }

@@ -402,6 +402,10 @@ def test_singletons_follow_the_values_and_pass_the_engines_validator(helm, tmp_p
     gc = one(objs, "GlobalConfiguration", "global-config")["spec"]
     assert gc["kai"] == {"schedulerName": "kai-scheduler", "memoryIsolation": "HAMiCore",
                          "reservationNamespace": "kai-resource-reservation"}
+    # KAI-1, HLM-1: kai.gpuSharingMode renders spec.kai.gpuSharingMode; a mode KAI does not have is refused.
+    nv = template(helm, "-f", str(SEED), "--set", "kai.gpuSharingMode=NvFractions")
+    assert one(nv, "GlobalConfiguration", "global-config")["spec"]["kai"]["gpuSharingMode"] == "NvFractions"
+    assert "gpuSharingMode" in template_error(helm, "-f", str(SEED), "--set", "kai.gpuSharingMode=Fractions")
     assert gc["prometheus"] == {"url": "https://prom.monitoring.svc:9090", "requestTimeout": "30s"}
     assert gc["proactive"] == {"recommendationsConfigMap": {"namespace": "kubex", "name": "recs"},
                                "headroomPercent": 20}

@@ -2,6 +2,10 @@
 
 namespace kubex::decide {
 
+const char* change_resource_name(Resource r, Usage u) {
+  return r == Resource::kGpu && u == Usage::kLimit ? "gpu-limit" : resource_name(r);
+}
+
 const char* edit_resource_name(EditTarget t) {
   switch (t) {
     case EditTarget::kScheduler:

@@ -23,6 +23,10 @@ struct Change {
   friend bool operator==(const Change&, const Change&) = default;
 };
 
+// OBS-4 `changes[].resource` and the summary's resource names: "gpu", "cpu", "memory", and "gpu-limit" for
+// the KAI-2 burst limit (gpu, usage limit).
+const char* change_resource_name(Resource r, Usage u);
+
 // What a KAI or vLLM edit changed (ADM-13, VLM-4).
 enum class EditTarget {
   kScheduler,                 // spec.schedulerName

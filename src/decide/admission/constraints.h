@@ -26,6 +26,9 @@ inline constexpr const char* kUnsupportedGpuRequest = "unsupported-gpu-request";
 inline constexpr const char* kStrategyConflict = "strategy-conflict";
 inline constexpr const char* kQueueOverriddenByOwner = "queue-overridden-by-owner";
 inline constexpr const char* kVllmArgsNotRewritable = "vllm-args-not-rewritable";
+// KAI (§5a).
+inline constexpr const char* kKaiGpuSharingDisabled = "kai-gpu-sharing-disabled";
+inline constexpr const char* kFractionLimitRemoved = "fraction-limit-removed";
 // Actuation.
 inline constexpr const char* kPodEvictionDisabled = "pod-eviction-disabled";
 inline constexpr const char* kPdbBlocked = "pdb-blocked";

@@ -1,5 +1,6 @@
 #include "decide/admission/gpu_plan.h"
 
+#include "decide/admission/fraction_limit.h"
 #include "decide/gates.h"
 
 namespace kubex::decide {
@@ -28,6 +29,63 @@ Change gpu_change(const ContainerResources& c, const Survivor& s, const policy::
   return ch;
 }
 
+ConstraintTarget limit_target(const std::string& container) {
+  return {container, resource_name(Resource::kGpu), usage_name(Usage::kLimit), ""};
+}
+
+Change limit_change(const ContainerResources& c, const PodResources& pod, std::string to, std::string source) {
+  Change ch;
+  ch.container = c.name;
+  ch.resource = Resource::kGpu;
+  ch.usage = Usage::kLimit;
+  ch.from = pod.has_fraction_limit ? pod.fraction_limit_text : kUnspecified;
+  ch.to = to;
+  ch.desired = std::move(to);
+  ch.source = std::move(source);
+  return ch;
+}
+
+// KAI-2 for the fraction container `g` of a pod that receives fraction `plan.fraction`.
+void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::Desired& desired,
+                         const policy::Match& match, const api::StrategySpec& governing,
+                         std::string_view sharing_mode, std::size_t g) {
+  const ContainerResources& c = pod.targets[g];
+  const Hundredths f = plan.fraction;
+  const bool applies = fraction_limit_applies(sharing_mode, governing);
+  std::optional<Hundredths> lim;
+  std::string source = desired.governing ? match.policies[*desired.governing].ref : std::string();
+  if (applies) {
+    std::optional<Hundredths> peak;
+    if (g < desired.containers.size()) {
+      if (const auto& v = desired.containers[g].at(Slot::kLimitsGpu)) {
+        peak = v->gpu;
+        source = match.policies[v->policy].ref;
+      }
+    }
+    lim = burst_limit(f, peak, governing.fraction_limit_headroom_percent, fraction_limit_ceiling(governing));
+  }
+  if (lim) {
+    if (pod.fraction_limit == lim && pod.fraction_limit_text == format_gpu(*lim)) return;
+    plan.limit_action = LimitAction::kSet;
+    plan.limit = *lim;
+    plan.changes.push_back(limit_change(c, pod, format_gpu(*lim), source));
+    return;
+  }
+  if (!pod.has_fraction_limit) {
+    if (pod.fraction_limit_removed && !applies) plan.reasons.add(reason::kFractionLimitRemoved, limit_target(c.name));
+    return;
+  }
+  if (applies) {  // KAI-2: no limit above the fraction, so none at all
+    plan.limit_action = LimitAction::kRemove;
+    plan.changes.push_back(limit_change(c, pod, kUnspecified, source));
+  } else if (!pod.fraction_limit || *pod.fraction_limit <= f) {
+    // A user's limit that the new fraction breaks (KAI refuses a limit at or below the request).
+    plan.limit_action = LimitAction::kRemove;
+    plan.reasons.add(reason::kFractionLimitRemoved, limit_target(c.name));
+    plan.changes.push_back(limit_change(c, pod, kUnspecified, source));
+  }
+}
+
 }  // namespace
 
 const char* mode_name(Mode m) {
@@ -43,9 +101,11 @@ const char* mode_name(Mode m) {
 }
 
 GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const policy::Match& match,
-                 const api::StrategySpec& governing) {
+                 const api::StrategySpec& governing, std::string_view sharing_mode) {
   GpuPlan plan;
   const bool kai = governing.kai_mode();
+  // KAI-1: a cluster without GPU sharing takes no fraction; values below 1 become whole GPUs.
+  const bool sharing = sharing_mode != api::kSharingDisabled;
   plan.mode = kai ? Mode::kKai : Mode::kVanilla;
 
   // ADM-5: the GPU is left untouched.
@@ -77,7 +137,7 @@ GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const 
         break;
     }
     // ADM-8.
-    s.applied = kai && s.desired < kOneGpu ? s.desired : from_whole(whole_gpus(s.desired));
+    s.applied = kai && sharing && s.desired < kOneGpu ? s.desired : from_whole(whole_gpus(s.desired));
     // ADM-9.
     s.direction = direction_of(c.current_gpu, s.applied);
     if (!gate_allows(governing.gpu_requests, s.direction)) {
@@ -118,7 +178,8 @@ GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const 
   if (surviving[g]) {
     const Survivor& s = *surviving[g];
     plan.kai_mutated = true;
-    if (s.desired < kOneGpu) {
+    if (s.desired < kOneGpu && !sharing) plan.reasons.add(reason::kKaiGpuSharingDisabled, gpu_target(c.name));
+    if (s.desired < kOneGpu && sharing) {
       plan.fraction = s.desired;
       // An equal fraction keeps the pod's own spelling of it.
       plan.action = s.direction == Direction::kNone && c.current_is_fraction ? GpuAction::kKeepFraction
@@ -134,6 +195,12 @@ GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const 
     plan.kai_mutated = true;
   } else if (!recommended[g]) {
     plan.reasons.add(reason::kNoGpuRecommendation, gpu_target(c.name));
+  }
+  // KAI-2: the burst limit follows the fraction; a pod that gets whole GPUs loses it with gpu-fraction.
+  if (plan.action == GpuAction::kSetFraction || plan.action == GpuAction::kKeepFraction) {
+    plan_fraction_limit(plan, pod, desired, match, governing, sharing_mode, g);
+  } else if (plan.action == GpuAction::kSetWhole && pod.has_fraction_limit) {
+    plan.limit_action = LimitAction::kRemove;
   }
   return plan;
 }

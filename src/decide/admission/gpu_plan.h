@@ -1,11 +1,13 @@
 // The GPU part of the admission decision for one pod (or pod template), as data: ADM-5 unsupported
 // requests, ADM-7 clamp, ADM-8 applied value, ADM-9 direction gate, ADM-11 mode table, ADM-12 fraction
-// container. pod_mutation.h turns the plan into JSON changes and adds ADM-13 extras when `kai_mutated`.
+// container, KAI-1 (a cluster without GPU sharing gets whole GPUs) and KAI-2 (the burst limit).
+// pod_mutation.h turns the plan into JSON changes and adds ADM-13 extras when `kai_mutated`.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "api/objects.h"
@@ -30,6 +32,13 @@ enum class GpuAction {
   kVanillaWhole,  // vanilla: nvidia.com/gpu requests = limits = ceil(d_c) on each container in `whole`
 };
 
+// KAI-2: what happens to the pod's gpu-fraction.limit annotation.
+enum class LimitAction {
+  kLeave,   // left as it is (absent, or a user's limit that still holds)
+  kSet,     // gpu-fraction.limit = fmt(limit)
+  kRemove,  // removed (no limit computed over one, one the new fraction breaks, or the pod gets whole GPUs)
+};
+
 struct GpuPlan {
   Mode mode = Mode::kNone;
   GpuAction action = GpuAction::kUntouched;
@@ -40,12 +49,15 @@ struct GpuPlan {
   std::int64_t whole = 0;                    // kSetWhole: whole GPUs
   // kVanillaWhole: (index into PodResources::targets, whole GPUs).
   std::vector<std::pair<std::size_t, std::int64_t>> vanilla;
-  std::vector<Change> changes;  // applied changes that are not no-ops
+  LimitAction limit_action = LimitAction::kLeave;
+  Hundredths limit = 0;         // kSet: the burst limit
+  std::vector<Change> changes;  // applied changes that are not no-ops (gpu-limit included)
   Constraints reasons;
 };
 
-// `governing` is the SEL-9 governing strategy; `mode` follows its overrideScheduler.
+// `governing` is the SEL-9 governing strategy; `mode` follows its overrideScheduler. `sharing_mode` is the
+// cluster's KAI mode (api::gpu_sharing_mode, KAI-1).
 GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const policy::Match& match,
-                 const api::StrategySpec& governing);
+                 const api::StrategySpec& governing, std::string_view sharing_mode = api::kSharingNonMemoryEnforced);
 
 }  // namespace kubex::decide

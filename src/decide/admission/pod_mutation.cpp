@@ -239,7 +239,8 @@ class Decider {
     return finish(AdmissionResult::kSkipped);
   }
   void apply_kai_extras(const api::StrategySpec& strategy);
-  void apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu, const PodResources& resources);
+  void apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu, const PodResources& resources,
+                  std::string_view sharing_mode);
   void mirror(const policy::Match& match, const policy::Desired& desired,
               const std::vector<policy::TargetContainer>& targets);
 
@@ -298,9 +299,10 @@ void Decider::apply_kai_extras(const api::StrategySpec& strategy) {
   }
 }
 
-void Decider::apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu,
-                         const PodResources& resources) {
+void Decider::apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu, const PodResources& resources,
+                         std::string_view sharing_mode) {
   if (!strategy.has_vllm || !gpu.kai_mutated || !gpu.gpu_container) return;
+  if (sharing_mode == api::kSharingDisabled) return;  // VLM-3: no fraction is ever written, no vLLM edit
   const ContainerResources& c = resources.targets[*gpu.gpu_container];
   json& cj = container_json(pod_, c);
   const std::vector<std::string> command = string_list(cj, "command"), args = string_list(cj, "args");
@@ -310,7 +312,7 @@ void Decider::apply_vllm(const api::StrategySpec& strategy, const GpuPlan& gpu,
   const std::optional<Hundredths> fraction =
       gpu.action == GpuAction::kSetWhole ? std::nullopt : std::optional<Hundredths>(gpu.fraction);
   const Hundredths value =
-      vllm_memory_utilization(global().kai_memory_isolation, strategy.vllm_buffer_percent, fraction);
+      vllm_memory_utilization(sharing_mode, strategy.vllm_buffer_percent, fraction);
   const VllmRewrite rw = rewrite_vllm_args(command, args, format_gpu(value));
   if (rw.not_rewritable) {
     out_.constraints.add(reason::kVllmArgsNotRewritable, {c.name, "", "", ""});
@@ -340,9 +342,10 @@ void Decider::mirror(const policy::Match& match, const policy::Desired& desired,
         if (auto it = static_values.find(key); it != static_values.end()) mirrored[key] = it->second;
       }
     } else {
-      const std::string key = desired_requests_key(kind);
-      if (auto it = in_.workload->annotations.find(key); it != in_.workload->annotations.end()) {
-        mirrored[key] = it->second;
+      for (const std::string& key : {desired_requests_key(kind), desired_limits_key(kind)}) {
+        if (auto it = in_.workload->annotations.find(key); it != in_.workload->annotations.end()) {
+          mirrored[key] = it->second;
+        }
       }
     }
   }
@@ -436,7 +439,9 @@ AdmissionDecision Decider::run() {
   }
 
   // ADM-5..9, 11, 12.
-  const GpuPlan gpu = plan_gpu(resources, desired, match, strategy);
+  const std::string sharing_mode = api::gpu_sharing_mode(global);
+  if (strategy.kai_mode()) out_.summary.kai_mode = sharing_mode;
+  const GpuPlan gpu = plan_gpu(resources, desired, match, strategy, sharing_mode);
   out_.constraints.merge(gpu.reasons);
   switch (gpu.action) {
     case GpuAction::kSetFraction: {
@@ -469,9 +474,19 @@ AdmissionDecision Decider::run() {
     case GpuAction::kUntouched:
       break;
   }
+  switch (gpu.limit_action) {  // KAI-2
+    case LimitAction::kSet:
+      metadata_map(pod_, "annotations")[keys::kGpuFractionLimit] = format_gpu(gpu.limit);
+      break;
+    case LimitAction::kRemove:
+      erase_metadata_key(pod_, "annotations", keys::kGpuFractionLimit);
+      break;
+    case LimitAction::kLeave:
+      break;
+  }
   if (gpu.kai_mutated) {
-    apply_kai_extras(strategy);            // ADM-13
-    apply_vllm(strategy, gpu, resources);  // VLM-2
+    apply_kai_extras(strategy);                          // ADM-13
+    apply_vllm(strategy, gpu, resources, sharing_mode);  // VLM-2
   }
 
   out_.summary.changes = cpu_memory.changes;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/keys.h"
+#include "decide/admission/change.h"
 
 namespace kubex::decide {
 
@@ -79,6 +80,7 @@ const std::optional<common::Quantity>& ContainerResources::quantity(Slot s) cons
     case Slot::kLimitsMemory:
       return memory_limit;
     case Slot::kRequestsGpu:
+    case Slot::kLimitsGpu:
       break;
   }
   static const std::optional<common::Quantity> kNone;  // immutable
@@ -133,6 +135,24 @@ PodResources read_pod_resources(const nlohmann::json& pod) {
     r.fraction_text = *f;
     if (auto h = parse_gpu_fraction(*f)) r.fraction = *h;
   }
+  if (auto l = string_member(annotations, api::keys::kGpuFractionLimit)) {
+    r.has_fraction_limit = true;
+    r.fraction_limit_text = *l;
+    if (auto v = parse_decimal(*l); v && *v > 0 && *v <= 1) r.fraction_limit = round_up(*v);
+  }
+  if (!r.has_fraction_limit) {
+    if (auto info = string_member(annotations, api::keys::kPodRightsizingInfo);
+        info && info->find("gpu-limit") != std::string::npos) {
+      const json doc = json::parse(*info, nullptr, false);
+      if (doc.is_object() && doc.contains("containers") && doc["containers"].is_object()) {
+        for (const auto& [name, entry] : doc["containers"].items()) {
+          if (!entry.is_object() || !entry.contains("gpu-limit") || !entry["gpu-limit"].is_object()) continue;
+          const json& l = entry["gpu-limit"];
+          r.fraction_limit_removed |= l.value("to", "") == kUnspecified && l.value("from", "") != kUnspecified;
+        }
+      }
+    }
+  }
   r.fraction_container = r.first_container;
   if (auto name = string_member(annotations, api::keys::kGpuFractionContainerName); name && !name->empty()) {
     r.fraction_container = *name;
@@ -150,6 +170,10 @@ PodResources read_pod_resources(const nlohmann::json& pod) {
     r.unsupported = "gpu-fraction-container-name \"" + r.fraction_container + "\" names no target container";
   } else if (bad_gpu) {
     r.unsupported = "nvidia.com/gpu is not a whole number of GPUs";
+  } else if (r.has_fraction_limit && !r.has_fraction_annotation) {
+    r.unsupported = "the pod carries gpu-fraction.limit without gpu-fraction";
+  } else if (r.has_fraction_limit && (!r.fraction_limit || *r.fraction_limit <= *r.fraction)) {
+    r.unsupported = "gpu-fraction.limit \"" + r.fraction_limit_text + "\" is not a value in (gpu-fraction, 1]";
   }
 
   for (auto& t : r.targets) {

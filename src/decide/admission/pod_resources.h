@@ -39,12 +39,19 @@ struct PodResources {
   bool has_fraction_annotation = false;     // gpu-fraction is present (valid or not)
   std::string fraction_text;
   std::optional<Hundredths> fraction;  // gpu-fraction when it parses and is in (0, 1)
+  bool has_fraction_limit = false;     // gpu-fraction.limit is present (KAI-2, valid or not)
+  std::string fraction_limit_text;
+  std::optional<Hundredths> fraction_limit;  // gpu-fraction.limit when it parses and is in (0, 1]
+  // pod-rightsizing-info records that kubex removed this pod's gpu-fraction.limit (KAI-2): a later pass
+  // records fraction-limit-removed again, so that early + late give the same pod as one pass (ADM-2).
+  bool fraction_limit_removed = false;
   // ADM-12: the container named by gpu-fraction-container-name, else spec.containers[0].
   std::string fraction_container;
   bool any_container_gpu = false;  // some container (of any list) has nvidia.com/gpu in requests or limits
   // ADM-5 reasons that hold whatever the strategy ("" when none): gpu-memory / gpu-fraction-num-devices,
   // gpu-fraction together with nvidia.com/gpu, an unparseable or out-of-range gpu-fraction, a fraction
-  // container that does not exist, an nvidia.com/gpu that is not a whole quantity.
+  // container that does not exist, an nvidia.com/gpu that is not a whole quantity, a gpu-fraction.limit
+  // that is not a value in (gpu-fraction, 1] or comes without gpu-fraction (KAI's own rule).
   std::string unsupported;
 
   std::optional<std::size_t> find(const std::string& name) const;

@@ -46,6 +46,7 @@ nlohmann::ordered_json entry_json(const Entry& e) {
 }  // namespace
 
 std::string info_key(Resource r, Usage u) {
+  if (r == Resource::kGpu && u == Usage::kLimit) return change_resource_name(r, u);  // "gpu-limit" (KAI-2)
   return u == Usage::kLimit ? std::string("limits.") + resource_name(r) : std::string(resource_name(r));
 }
 

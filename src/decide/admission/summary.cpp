@@ -15,7 +15,7 @@ std::string side(const std::vector<Change>& changes, Usage usage) {
   for (const Change& c : changes) {
     if (c.usage != usage) continue;
     if (!values.count(c.container)) order.push_back(c.container);
-    values[c.container][resource_name(c.resource)] = c.desired;
+    values[c.container][change_resource_name(c.resource, c.usage)] = c.desired;
   }
   if (order.empty()) return "none";
   std::string out;
@@ -123,7 +123,7 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
     if (i > 0) out += ',';
     append_member(out, R"({"container":)", c.container);
     append_member(out, R"(,"from":)", c.from);
-    append_member(out, R"(,"resource":)", resource_name(c.resource));
+    append_member(out, R"(,"resource":)", change_resource_name(c.resource, c.usage));
     append_member(out, R"(,"to":)", c.to);
     append_member(out, R"(,"usage":)", usage_name(c.usage));
     out += '}';
@@ -148,6 +148,7 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
     out += R"(,"ignoredSources":)";
     append_strings(out, ignored_sources);
   }
+  if (!s.kai_mode.empty()) append_member(out, R"(,"kaiMode":)", s.kai_mode);
   append_member(out, R"(,"mode":)", s.mode);
   append_member(out, R"(,"namespace":)", s.ns);
   append_member(out, R"(,"owner":)", s.owner);

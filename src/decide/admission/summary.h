@@ -25,6 +25,7 @@ struct Summary {
   std::map<std::string, std::string> policies;  // SEL-6 slot ("requests.gpu") -> "Kind/name"[,"Kind/name"…]
   std::string strategy;                         // "<Kind>/<name>" of the governing strategy
   std::string mode = "none";                    // kai | vanilla | none
+  std::string kai_mode;                         // KAI-1 sharing mode, written as `kaiMode` in KAI mode
   AdmissionResult result = AdmissionResult::kSkipped;
   // The recommenders' and actuation's rightsizingResult (RECOMMENDED, NO_DATA, EVICTED, …): written instead
   // of `result` when set.
@@ -55,7 +56,7 @@ std::vector<Change> recommendation_changes(const std::map<std::string, std::stri
 // (VAL-7) among them when not empty; `changes[]` holds `changes` then `edits` (an edit's absent `from` is
 // null): the per-review log line's fields (common::Logger::log_members), written
 // without building a JSON value. The fields: appliedFilters[], changes[], dryRun, failedChecks[], mode,
-// namespace, owner, pass, phase, pod, policies, rightsizingResult, strategy, summary.
+// namespace, owner, pass, phase, pod, policies, rightsizingResult, strategy, summary, and `kaiMode` when set.
 std::string summary_members(const Summary& s, const std::vector<std::string>& ignored_sources = {});
 // The same fields as a JSON object (parsed from summary_members: one definition of the fields).
 nlohmann::json summary_fields(const Summary& s);

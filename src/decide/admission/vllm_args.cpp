@@ -74,11 +74,12 @@ bool is_vllm_container(std::string_view image, const std::vector<std::string>& c
   return false;
 }
 
-Hundredths vllm_memory_utilization(std::string_view memory_isolation, int buffer_percent,
+Hundredths vllm_memory_utilization(std::string_view sharing_mode, int buffer_percent,
                                    std::optional<Hundredths> fraction) {
   const Hundredths keep = 100 - std::clamp(buffer_percent, 0, 100);  // (1 - b/100) in hundredths
+  const bool capped = sharing_mode == "HamiCore" || sharing_mode == "HAMiCore";  // the container sees its cap
   Hundredths v = keep;
-  if (memory_isolation != "HAMiCore" && fraction) v = (*fraction * keep) / 100;  // exact floor
+  if (!capped && fraction) v = (*fraction * keep) / 100;  // exact floor
   return std::max<Hundredths>(v, 5);
 }
 

@@ -24,9 +24,11 @@ std::string image_repository_path(std::string_view image);
 bool is_vllm_container(std::string_view image, const std::vector<std::string>& command,
                        const std::vector<std::string>& args, std::string_view model_engine);
 
-// VLM-3 in hundredths: with b = buffer_percent (clamped to 0..100), 1 - b/100 under HAMiCore or for
-// whole GPUs (`fraction` nullopt), else fraction * (1 - b/100); rounded DOWN to 0.01 and floored at 0.05.
-Hundredths vllm_memory_utilization(std::string_view memory_isolation, int buffer_percent,
+// VLM-3 in hundredths: with b = buffer_percent (clamped to 0..100), 1 - b/100 under the HamiCore sharing mode
+// (KAI-1; "HAMiCore", memoryIsolation's spelling, too) or for whole GPUs (`fraction` nullopt), else
+// fraction * (1 - b/100) — under NvFractions the fraction is the request, never the KAI-2 limit; rounded DOWN
+// to 0.01 and floored at 0.05. (Disabled: the caller makes no edit.)
+Hundredths vllm_memory_utilization(std::string_view sharing_mode, int buffer_percent,
                                    std::optional<Hundredths> fraction);
 
 struct VllmRewrite {

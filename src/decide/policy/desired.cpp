@@ -21,14 +21,16 @@ const std::optional<common::Quantity>& field(const api::StaticResources& r, Slot
       return r.cpu_limit;
     case Slot::kLimitsMemory:
       return r.memory_limit;
+    case Slot::kLimitsGpu:
+      return r.gpu_limit;
   }
   return r.gpu_request;
 }
 
 std::optional<ProvidedValue> from_quantity(const common::Quantity& q, Slot slot) {
   ProvidedValue v;
-  if (slot == Slot::kRequestsGpu) {
-    if (q.sign() <= 0) return std::nullopt;  // VAL-4: requests.gpu must be > 0
+  if (is_gpu(slot)) {
+    if (q.sign() <= 0) return std::nullopt;  // VAL-4: requests.gpu and limits.gpu must be > 0
     v.gpu = desired_value(hundredths_of(q));
   } else {
     if (q.sign() < 0) return std::nullopt;
@@ -47,7 +49,7 @@ std::optional<ProvidedValue> static_value(const api::StaticSpec& spec, const std
   }
   auto star = spec.containers.find("*");
   if (star == spec.containers.end() || !field(star->second, slot)) return std::nullopt;
-  if (slot == Slot::kRequestsGpu && !star_gpu) return std::nullopt;
+  if (is_gpu(slot) && !star_gpu) return std::nullopt;
   return from_quantity(*field(star->second, slot), slot);
 }
 
@@ -64,20 +66,24 @@ Desired collect_desired(const Match& match, const Workload& workload,
   for (std::size_t i = 0; i < containers.size(); ++i) d.containers[i].name = containers[i].name;
   if (!match.managed) return d;
 
-  // Recommender winners: their owner annotation, parsed once.
-  std::map<std::size_t, std::map<std::string, Hundredths>> recommended;
+  // Recommender winners: their owner annotations, parsed once: requests.gpu from desired-resource-requests,
+  // limits.gpu (the KAI-2 peak, REA-12 / PRO-7) from desired-resource-limits.
+  std::map<std::pair<std::size_t, Slot>, std::map<std::string, Hundredths>> recommended;
   std::set<std::string> ignored;
   for (const auto& winner : {match.reactive_winner, match.proactive_winner}) {
     if (!winner) continue;
-    const std::string key = desired_requests_key(match.policies[*winner].policy->kind);
-    auto it = workload.annotations.find(key);
-    if (it == workload.annotations.end()) continue;
-    auto parsed = parse_desired_gpu(it->second);
-    if (!parsed) {
-      ignored.insert(key);
-      continue;
+    const api::Kind kind = match.policies[*winner].policy->kind;
+    for (Slot slot : {Slot::kRequestsGpu, Slot::kLimitsGpu}) {
+      const std::string key = slot == Slot::kRequestsGpu ? desired_requests_key(kind) : desired_limits_key(kind);
+      auto it = workload.annotations.find(key);
+      if (it == workload.annotations.end()) continue;
+      auto parsed = parse_desired_gpu(it->second);
+      if (!parsed) {
+        ignored.insert(key);
+        continue;
+      }
+      recommended[{*winner, slot}] = std::move(*parsed);
     }
-    recommended[*winner] = std::move(*parsed);
   }
   d.ignored_sources.assign(ignored.begin(), ignored.end());
 
@@ -89,8 +95,8 @@ Desired collect_desired(const Match& match, const Workload& workload,
         std::optional<ProvidedValue> v;
         if (api::is_static(policy.kind)) {
           v = static_value(policy.static_spec, containers[i].name, slot, star_gpu);
-        } else if (slot == Slot::kRequestsGpu) {
-          auto rec = recommended.find(p);
+        } else if (is_gpu(slot)) {
+          auto rec = recommended.find({p, slot});
           if (rec != recommended.end()) {
             auto c = rec->second.find(containers[i].name);
             if (c != rec->second.end()) v = ProvidedValue{p, c->second, {}};

@@ -28,7 +28,7 @@ struct TargetContainer {
 // One value and the policy that provided it.
 struct ProvidedValue {
   std::size_t policy = 0;     // index into Match::policies
-  Hundredths gpu = 0;         // requests.gpu, a desired value (GPU-2)
+  Hundredths gpu = 0;         // requests.gpu or limits.gpu, a desired value (GPU-2)
   common::Quantity quantity;  // cpu and memory slots
 };
 
@@ -66,8 +66,9 @@ std::optional<ProvidedValue> static_value(const api::StaticSpec& spec, const std
 bool star_gpu_applies(std::span<const TargetContainer> containers, std::size_t i);
 
 // SEL-6: each slot of each container takes its value from the first provider (Match::providers, SEL-5
-// order) that provides one. Reactive and proactive winners provide requests.gpu only, from the owner's
-// `<prefix>.rightsizing.kubex.ai/desired-resource-requests`; static kinds provide from their spec.
+// order) that provides one. Reactive and proactive winners provide requests.gpu from the owner's
+// `<prefix>.rightsizing.kubex.ai/desired-resource-requests` and limits.gpu (the KAI-2 peak) from its
+// `…/desired-resource-limits`; static kinds provide from their spec.
 // Invalid or on-hold policies provide nothing (RBK-4).
 Desired collect_desired(const Match& match, const Workload& workload,
                         std::span<const TargetContainer> containers);

@@ -27,7 +27,7 @@ std::map<std::string, std::string> static_annotation_values(
           if (!api::is_static(pol.kind)) continue;
           auto v = policy::static_value(pol.static_spec, containers[i].name, slot, star_gpu);
           if (!v) continue;
-          const std::string text = slot == Slot::kRequestsGpu ? format_gpu(v->gpu) : v->quantity.canonical();
+          const std::string text = is_gpu(slot) ? format_gpu(v->gpu) : v->quantity.canonical();
           auto& target = usage_of(slot) == Usage::kLimit ? limits[pol.kind] : requests[pol.kind];
           target[containers[i].name][resource_name(resource_of(slot))] = text;
           break;

@@ -189,8 +189,15 @@ const MessageCase kMessages[] = {
     {CAS, "VAL-4 quantities", "spec: {enablement: {memory: {limits: {floor: 2Gi, ceiling: 1Gi}}}}",
      "spec.enablement.memory.limits: floor must be less than or equal to ceiling"},
     // Static GPU.
-    {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {limits: {gpu: \"1\"}}}}}",
-     "spec.resources.containers.app.limits.gpu: gpu must not be set under limits; use requests.gpu"},
+    {SP, "KAI-2 static limit", "spec: {resources: {containers: {app: {requests: {gpu: \"0.5\"}, limits: {gpu: \"0.4\"}}}}}",
+     "spec.resources.containers.app.limits.gpu: must be greater than requests.gpu"},
+    {SP, "KAI-2 static limit", "spec: {resources: {containers: {app: {limits: {gpu: \"0\"}}}}}",
+     "spec.resources.containers.app.limits.gpu: must be > 0"},
+    {GC, "KAI-1 mode", "spec: {kai: {gpuSharingMode: x}}",
+     "spec.kai.gpuSharingMode: unsupported value \"x\": supported values: \"Disabled\", \"NonMemoryEnforced\", "
+     "\"HamiCore\", \"NvFractions\""},
+    {CAS, "KAI-2 fractionLimit", "spec: {experimental: {gpuKaiContract: v1alpha1-2026-07}, kai: {fractionLimit: {ceiling: \"1.5\"}}}",
+     "spec.kai.fractionLimit.ceiling: must be > 0 and <= 1"},
     {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {requests: {gpu: \"0\"}}}}}",
      "spec.resources.containers.app.requests.gpu: must be > 0"},
     {SP, "VAL-4 static GPU", "spec: {resources: {containers: {app: {requests: {nvidia.com/gpu: 1}}}}}",

@@ -49,6 +49,8 @@ TEST(VllmArgs, MemoryUtilizationValue) {
   EXPECT_EQ(format_gpu(vllm_memory_utilization("None", 10, 30)), "0.27");           // 0.3/10
   EXPECT_EQ(format_gpu(vllm_memory_utilization("None", 100, 25)), "0.05");          // floored at 0.05
   EXPECT_EQ(format_gpu(vllm_memory_utilization("HAMiCore", 10, 25)), "0.9");        // HAMiCore: 1 - b/100
+  EXPECT_EQ(format_gpu(vllm_memory_utilization("HamiCore", 10, 25)), "0.9");        // KAI-1's spelling
+  EXPECT_EQ(format_gpu(vllm_memory_utilization("NvFractions", 10, 30)), "0.27");    // the request's share
   EXPECT_EQ(format_gpu(vllm_memory_utilization("None", 10, std::nullopt)), "0.9");  // whole GPUs
   EXPECT_EQ(format_gpu(vllm_memory_utilization("None", 0, std::nullopt)), "1");
 }
