@@ -58,7 +58,10 @@ const common::Clock& clock_of(const ReactiveOptions& o) {
 
 bool is_reactive_key(std::string_view k) {
   for (api::Kind kind : {api::Kind::kGpuReactivePolicy, api::Kind::kClusterGpuReactivePolicy}) {
-    if (k == decide::desired_requests_key(kind) || k == decide::reactive_state_key(kind)) return true;
+    if (k == decide::desired_requests_key(kind) || k == decide::desired_limits_key(kind) ||
+        k == decide::reactive_state_key(kind)) {
+      return true;
+    }
   }
   return false;
 }
@@ -101,6 +104,16 @@ decide::Summary summary_of(const api::WorkloadView& w, const decide::policy::Mat
     std::map<std::string, std::string> after;
     for (const auto& [c, v] : out.requests) after[c] = decide::format_gpu(v);
     s.changes = decide::recommendation_changes(before, after, winner.ref);
+  }
+  if (out.limits_changed) {  // REA-12: the recorded peak, as the summary's gpu-limit
+    std::map<std::string, std::string> limits_before, limits_after;
+    for (const auto& [c, v] : in.existing_limits) limits_before[c] = decide::format_gpu(v);
+    for (const auto& [c, v] : out.limits) limits_after[c] = decide::format_gpu(v);
+    for (decide::Change ch : decide::recommendation_changes(limits_before, limits_after, winner.ref)) {
+      ch.usage = decide::Usage::kLimit;
+      s.changes.push_back(std::move(ch));
+    }
+    s.policies["limits.gpu"] = winner.ref;
   }
   s.text = decide::summary_text(s.changes);
   return s;
@@ -248,6 +261,8 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     status.set.push_back({"Ready", "True", decide::kReasonReconciled, decide::kReadyMessage});
     const std::string requests_key = decide::desired_requests_key(policy.kind);
     const std::string state_key = decide::reactive_state_key(policy.kind);
+    const std::string limits_key = decide::desired_limits_key(policy.kind);
+    const bool nv_fractions = api::gpu_sharing_mode(global) == api::kSharingNvFractions;
     const decide::policy::MatchedPolicy* winner = nullptr;
     for (std::size_t i = 0; i < won.size(); ++i) {
       const api::WorkloadView& w = *won[i].w;
@@ -258,6 +273,11 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
       in.now = now;
       if (auto e = decide::reactive::parse_requests(annotation_or_empty(w, requests_key)); e) in.existing = *e;
       if (auto st = decide::reactive::parse_state(annotation_or_empty(w, state_key)); st) in.state = *st;
+      // REA-12: the memory peak feeds the KAI-2 burst limit where it applies to the workload.
+      in.record_peak = nv_fractions && winner->strategy && winner->strategy->spec.fraction_limit_enabled;
+      if (in.record_peak) {
+        if (auto e = decide::reactive::parse_requests(annotation_or_empty(w, limits_key)); e) in.existing_limits = *e;
+      }
       auto t0 = Steady::now();
       decide::reactive::Outcome out = decide::reactive::decide(in);
       decide_seconds += seconds_since(t0);
@@ -268,6 +288,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
         set[requests_key] = decide::reactive::format_requests(out.requests);
       }
       if (out.state_changed) set[state_key] = decide::reactive::format_state(out.state);
+      if (out.limits_changed) set[limits_key] = decide::reactive::format_requests(out.limits);
       for (auto it = set.begin(); it != set.end();) {  // nothing to write when the owner already says so
         it = annotation_or_empty(w, it->first) == it->second ? set.erase(it) : std::next(it);
       }

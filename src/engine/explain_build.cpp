@@ -11,6 +11,7 @@
 #include "controllers/workload_evictions.h"
 #include "decide/actuation/rollback.h"
 #include "decide/admission/exits.h"
+#include "decide/admission/fraction_limit.h"
 #include "decide/admission/pod_mutation.h"
 #include "decide/desired_annotations.h"
 #include "decide/policy/catalog.h"
@@ -80,6 +81,37 @@ bool targets_slot(const decide::ConstraintTarget& t, const std::string& containe
          (slot == decide::Slot::kRequestsGpu && t.usage != decide::usage_name(decide::Usage::kLimit));
 }
 
+// KAI-2 in one line: the limit a new pod gets and where it comes from, or why it gets none.
+std::string kai_limit_text(const json& pod, const std::string& sharing_mode, const dp::Match& match,
+                           const dp::Desired& desired) {
+  const decide::PodResources r = decide::read_pod_resources(pod);
+  const dp::MatchedPolicy* governing = desired.governing_policy(match);
+  const api::StrategySpec* strategy = governing && governing->strategy ? &governing->strategy->spec : nullptr;
+  if (!r.fraction) return "none: the pod gets no gpu-fraction";
+  if (sharing_mode != api::kSharingNvFractions) {
+    return "none: burst limits need spec.kai.gpuSharingMode NvFractions (KAI >= 0.18.2); the cluster's is " +
+           sharing_mode + (r.has_fraction_limit ? " (the pod's own gpu-fraction.limit " + r.fraction_limit_text +
+                                                       " is left alone)"
+                                                 : "");
+  }
+  if (!strategy || !strategy->fraction_limit_enabled) {
+    return "none written: the strategy's spec.kai.fractionLimit.enabled is false" +
+           (r.has_fraction_limit ? " (the pod keeps its gpu-fraction.limit " + r.fraction_limit_text + ")"
+                                 : std::string());
+  }
+  std::string peak = "the request (no limits.gpu from any policy)";
+  if (desired.gpu_container) {
+    if (const auto& v = desired.containers[*desired.gpu_container].at(decide::Slot::kLimitsGpu)) {
+      peak = decide::format_gpu(v->gpu) + " from " + match.policies[v->policy].ref;
+    }
+  }
+  const std::string how = "request " + decide::format_gpu(*r.fraction) + ", peak " + peak + ", headroom " +
+                          std::to_string(strategy->fraction_limit_headroom_percent) + "%, ceiling " +
+                          decide::format_gpu(decide::fraction_limit_ceiling(*strategy));
+  if (!r.has_fraction_limit) return "none: the ceiling leaves no room above the request (" + how + ")";
+  return "gpu-fraction.limit " + r.fraction_limit_text + " (" + how + ")";
+}
+
 }  // namespace
 
 void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view, const json& new_pod,
@@ -147,6 +179,8 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   const decide::AdmissionDecision d = decide::decide_admission(in);
   e.strategy = d.summary.strategy;
   e.mode = d.summary.mode;
+  e.kai_mode = d.summary.kai_mode;
+  if (!e.kai_mode.empty() && d.pod) e.kai_limit = kai_limit_text(*d.pod, e.kai_mode, match, desired);
   e.admission_result = decide::result_name(d.result);
   for (const auto& c : d.summary.failed_checks) e.admission_stops.push_back(explain_reason(c));
 

@@ -140,6 +140,8 @@ struct Explanation {
   bool on_hold = false;  // RBK-4
   std::vector<ExplainPolicy> policies;
   std::string strategy, mode;
+  std::string kai_mode;   // KAI-1: the cluster's gpuSharingMode, for KAI-mode strategies
+  std::string kai_limit;  // KAI-2: the burst limit a new pod gets and why, or why it gets none
   std::string admission_result;  // what admission does to a new pod now: MUTATED, UNCHANGED, SKIPPED
   std::vector<ExplainReason> admission_stops;  // why it stops early (pause-active, …)
   std::vector<ExplainResource> resources;

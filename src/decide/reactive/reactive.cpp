@@ -64,7 +64,7 @@ bool same_as_existing(const std::map<std::string, Hundredths>& rec,
 
 }  // namespace
 
-Outcome decide(const Input& in) {
+static Outcome decide_requests(const Input& in) {
   Outcome out;
   out.requests = in.existing;
   if (in.state) out.state = *in.state;
@@ -117,6 +117,16 @@ Outcome decide(const Input& in) {
   out.state.driver = win->signal;
   out.state.updated_at = common::format_rfc3339(in.now);
   out.state_changed = true;
+  return out;
+}
+
+Outcome decide(const Input& in) {
+  Outcome out = decide_requests(in);
+  out.limits = in.existing_limits;
+  if (in.record_peak) {
+    out.limits = peak_limits(in, out.requests);
+    out.limits_changed = out.limits != in.existing_limits;
+  }
   return out;
 }
 

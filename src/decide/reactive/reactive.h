@@ -76,6 +76,11 @@ struct Input {
                                                // desired-resource-requests (container -> value); empty = none
   std::optional<State> state;                  // stored reactive-state (nullopt: absent or invalid)
   common::TimePoint now;
+  // REA-12: KAI-2 applies to the workload (NvFractions and the strategy's fractionLimit.enabled), so the
+  // cycle also records the memory peak; `existing_limits` = the gpu entries of the winning prefix's
+  // desired-resource-limits.
+  bool record_peak = false;
+  std::map<std::string, Hundredths> existing_limits;
 };
 
 // ---------------------------------------------------------------- outcome
@@ -110,6 +115,10 @@ struct Outcome {
   std::vector<Candidate> candidates;         // what each signal offered to REA-8 this cycle (0..2)
   std::string selected_pod;                  // sel of the winning candidate ("" when none)
   std::string winner_signal;                 // the signal of REA-8's winner ("" when none), for explain
+  // REA-12 (record_peak only): the desired limits.gpu per container to write (equals existing_limits unless
+  // limits_changed).
+  std::map<std::string, Hundredths> limits;
+  bool limits_changed = false;
 };
 
 // One cycle for one workload (REA-4…REA-9, REA-11).
@@ -120,6 +129,13 @@ struct Outcome {
 // The baseline (REA-5) is per container name, over all eligible pods: a_c (the largest among the pods) when
 // `existing` has no entry for c, else the stored baseline, else a_c.
 Outcome decide(const Input& in);
+
+// REA-12: the limits.gpu to record: per container, the peak memory footprint in GPUs over the upsize window
+// (the memory upsize sample, REA-4) across the eligible pods, never below the container's request (the new
+// `requests`, else the existing one); a value is replaced only when it changes by ≥ 0.01, and never lowered
+// while the request is unchanged. A container without a sample keeps what it had (missing metrics never
+// shrink a value).
+std::map<std::string, Hundredths> peak_limits(const Input& in, const std::map<std::string, Hundredths>& requests);
 
 // ---------------------------------------------------------------- owner annotation
 
