@@ -128,6 +128,12 @@ OwnerValues owner_values(const OwnerInput& in) {
         if (c.configmap_clamp != Clamp::kNone) {
           out.clamps.emplace_back(c.configmap_clamp == Clamp::kFloor ? "floor-clamped" : "ceiling-clamped");
         }
+        // The entry sets the request; the workload's own history still knows its memory peak (KAI-2's p).
+        if (c.history && c.history->outcome == HistoryOutcome::kValue) {
+          o.peak = format_gpu(c.history->peak);
+        } else if (stored_state) {
+          if (auto p = stored_state->peak.find(c.name); p != stored_state->peak.end()) o.peak = p->second;
+        }
         break;
       case ProactiveSource::kHistory:
         if (!o.choice.kept) {
@@ -151,12 +157,10 @@ OwnerValues owner_values(const OwnerInput& in) {
       out.after[c.name] = gpu;
       out.sources[c.name] = source_name(o.choice.source);
       state.source[c.name] = source_name(o.choice.source);
-      if (o.choice.source == ProactiveSource::kHistory) {
-        if (!o.span.empty()) state.history_span[c.name] = o.span;
-        if (!o.peak.empty()) {
-          state.peak[c.name] = o.peak;
-          limits[c.name]["gpu"] = o.peak;
-        }
+      if (o.choice.source == ProactiveSource::kHistory && !o.span.empty()) state.history_span[c.name] = o.span;
+      if (!o.peak.empty()) {
+        state.peak[c.name] = o.peak;
+        limits[c.name]["gpu"] = o.peak;
       }
     }
     out.containers.push_back(std::move(o));

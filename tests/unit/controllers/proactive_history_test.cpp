@@ -213,6 +213,7 @@ TEST_F(ProactiveHistoryFixture, ConfigMapOverridesHistoryAndItsRemovalReturnsToI
   ASSERT_EQ(writer->writes.size(), 1u);
   EXPECT_EQ(writer->writes[0].set.at(kRequests), R"({"app":{"gpu":"0.5"}})");
   EXPECT_NE(writer->writes[0].set.at(kState).find(R"("source":{"app":"configmap"})"), std::string::npos);
+  EXPECT_EQ(writer->writes[0].set.at(kLimits), R"({"app":{"gpu":"0.3"}})");  // the history's peak (KAI-2's p)
   apply_last_write();
 
   recommendations("[]");
@@ -220,7 +221,7 @@ TEST_F(ProactiveHistoryFixture, ConfigMapOverridesHistoryAndItsRemovalReturnsToI
   ASSERT_TRUE(reconcile(kKey));
   ASSERT_EQ(writer->writes.size(), 2u);
   EXPECT_EQ(writer->writes[1].set.at(kRequests), R"({"app":{"gpu":"0.36"}})");
-  EXPECT_EQ(writer->writes[1].set.at(kLimits), R"({"app":{"gpu":"0.3"}})");
+  EXPECT_FALSE(writer->writes[1].set.count(kLimits));  // the same peak: nothing to write
 }
 
 // PRO-8: Prometheus down keeps every value, says Ready=False/PrometheusQueryFailed ("no GPU history: …" when history
