@@ -81,18 +81,18 @@ bool targets_slot(const decide::ConstraintTarget& t, const std::string& containe
          (slot == decide::Slot::kRequestsGpu && t.usage != decide::usage_name(decide::Usage::kLimit));
 }
 
-// KAI-2 in one line: the limit a new pod gets and where it comes from, or why it gets none.
+// KAI-2 in one line: the limit a new pod gets and where it comes from, or why it gets none ("" outside
+// NvFractions when the pod has no limit of its own: nothing to explain).
 std::string kai_limit_text(const json& pod, const std::string& sharing_mode, const dp::Match& match,
                            const dp::Desired& desired) {
   const decide::PodResources r = decide::read_pod_resources(pod);
   const dp::MatchedPolicy* governing = desired.governing_policy(match);
   const api::StrategySpec* strategy = governing && governing->strategy ? &governing->strategy->spec : nullptr;
   if (!r.fraction) return "none: the pod gets no gpu-fraction";
-  if (sharing_mode != api::kSharingNvFractions) {
-    return "none: burst limits need spec.kai.gpuSharingMode NvFractions (KAI >= 0.18.2); the cluster's is " +
-           sharing_mode + (r.has_fraction_limit ? " (the pod's own gpu-fraction.limit " + r.fraction_limit_text +
-                                                       " is left alone)"
-                                                 : "");
+  if (sharing_mode != api::kSharingNvFractions) {  // said only when the pod carries a limit of its own
+    if (!r.has_fraction_limit) return "";
+    return "gpu-fraction.limit " + r.fraction_limit_text + " is the pod's own: kubex writes burst limits only under " +
+           "spec.kai.gpuSharingMode NvFractions (KAI >= 0.18.2); the cluster's is " + sharing_mode;
   }
   if (!strategy || !strategy->fraction_limit_enabled) {
     return "none written: the strategy's spec.kai.fractionLimit.enabled is false" +

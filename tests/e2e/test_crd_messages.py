@@ -65,7 +65,7 @@ spec:
     containers:
       app:
         requests: {cpu: lots, gpu: "0", nvidia.com/gpu: 1}
-        limits: {gpu: "1", memory: "-1"}
+        limits: {gpu: "0", memory: "-1"}
       "*":
         requests: {memory: 1Gi}
 """
@@ -195,14 +195,13 @@ def test_errors_below_container_maps_name_the_validators_path(crds, tmp_path):  
     assert ("spec.resources.containers", "Forbidden: spec.resources.containers.app.requests.cpu: must be a valid "
             "quantity; spec.resources.containers.app.requests.gpu: must be > 0; spec.resources.containers.app."
             "requests.nvidia.com/gpu: must be one of cpu, memory, gpu; spec.resources.containers.app.limits.gpu: "
-            "gpu must not be set under limits; use requests.gpu; spec.resources.containers.app.limits.memory: must "
-            "be >= 0") in lines, out
+            "must be > 0; spec.resources.containers.app.limits.memory: must be >= 0") in lines, out
     assert ("spec.automationStrategyRef.name", "Required value: required") in lines, out
 
 
 def test_a_fixed_object_is_accepted(crds):  # API-2: the schema refuses only what the validator refuses
     fixed = STATIC.replace("cpu: lots, gpu: \"0\", nvidia.com/gpu: 1", "cpu: 250m, gpu: \"0.5\"") \
-        .replace("limits: {gpu: \"1\", memory: \"-1\"}", "limits: {memory: 1Gi}") \
+        .replace("limits: {gpu: \"0\", memory: \"-1\"}", "limits: {memory: 1Gi}") \
         .replace("spec:\n", "spec:\n  automationStrategyRef: {name: s}\n", 1)
     res = subprocess.run([KUBEX, "validate", "-f", "-"], input=fixed, capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
