@@ -37,6 +37,7 @@ struct ServeOptions {
   std::string log_level = "info";
   std::string config;
   std::string metrics_listen = "127.0.0.1:0";
+  std::string kai_version, gpu_sharing_mode;  // "" = the --config file's, else the defaults (SIM-4)
   bool no_cluster = false;
   kubex::sim::cluster::TraceOptions trace;  // trace.dir empty: no trace
 };
@@ -86,6 +87,10 @@ int serve(const ServeOptions& o) {
     }
     io.cluster = *cluster_config;
   }
+  if (auto k = sim::cluster::apply_kai_flags(io.cluster, o.kai_version, o.gpu_sharing_mode); !k) {
+    std::fprintf(stderr, "kubex-sim: %s\n", k.error().str().c_str());
+    return 2;
+  }
   std::optional<sim::cluster::Trace> trace;
   if (!o.trace.dir.empty()) {
     auto t = sim::cluster::load_trace(o.trace);
@@ -126,6 +131,17 @@ int serve(const ServeOptions& o) {
   return 0;
 }
 
+// --kai-version and --gpu-sharing-mode (SIM-4), the same for serve and agent; values are checked by
+// apply_kai_flags so that the error names the flag and the supported values.
+void add_kai_options(CLI::App* cmd, std::string& kai_version, std::string& gpu_sharing_mode) {
+  cmd->add_option("--kai-version", kai_version,
+                  "KAI-Scheduler version the simulated KAI follows: 0.17 or 0.18 (default: the --config file's "
+                  "kaiVersion, else 0.18)");
+  cmd->add_option("--gpu-sharing-mode", gpu_sharing_mode,
+                  "KAI GPU sharing mode: Disabled, NonMemoryEnforced, HamiCore or NvFractions (default: the "
+                  "--config file's gpuSharingMode, else from its memoryIsolation)");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -144,6 +160,7 @@ int main(int argc, char** argv) {
   serve_cmd->add_option("--config", so.config, "Cluster configuration (YAML): node pools, kubelet timings, GPU isolation");
   serve_cmd->add_option("--metrics-listen", so.metrics_listen,
                         "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)");
+  add_kai_options(serve_cmd, so.kai_version, so.gpu_sharing_mode);
   auto* no_cluster_flag = serve_cmd->add_flag("--no-cluster", so.no_cluster,
                                               "Serve the API only: no nodes, controllers or schedulers");
   auto* trace_opt = serve_cmd->add_option("--trace", so.trace.dir,
@@ -171,6 +188,7 @@ int main(int argc, char** argv) {
                         "Kubeconfig of the cluster (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
   agent_cmd->add_option("--context", ao.context, "Kubeconfig context (default: its current-context)");
   agent_cmd->add_option("--config", ao.config, "Node pools, kubelet timings and GPU isolation (YAML, as for serve)");
+  add_kai_options(agent_cmd, ao.kai_version, ao.gpu_sharing_mode);
   agent_cmd->add_option("--name", ao.name, "The agent's name: the sim.kubex.ai/agent label of the nodes it registers")
       ->capture_default_str();
   agent_cmd->add_option("--metrics-listen", ao.metrics_listen,

@@ -45,6 +45,9 @@ int run_agent(const AgentOptions& o) {
     if (!loaded) return fail(2, "invalid --config: " + loaded.error().str());
     config = std::move(*loaded);
   }
+  if (auto k = cluster::apply_kai_flags(config, o.kai_version, o.gpu_sharing_mode); !k) {
+    return fail(2, k.error().str());
+  }
   auto conn = kube::resolve_connection(o.kubeconfig, o.context);
   if (!conn) return fail(2, conn.error().str());
   kube::ClientOptions copts;

@@ -10,6 +10,8 @@ struct AgentOptions {
   std::string kubeconfig;  // "" = ENG-3 resolution (in-cluster, $KUBECONFIG, ~/.kube/config)
   std::string context;
   std::string config;                          // node pools etc. (YAML); "" = kubex-sim's default pools
+  std::string kai_version;       // --kai-version 0.17|0.18 ("" = the config file's, else 0.18), SIM-4
+  std::string gpu_sharing_mode;  // --gpu-sharing-mode ("" = the config file's, else from memoryIsolation), KAI-1
   std::string name = "kubex-sim-agent";        // the sim.kubex.ai/agent label value of its nodes
   std::string metrics_listen = "127.0.0.1:0";  // the GPU exporter; "" disables it
   std::string log_level = "info";

@@ -98,7 +98,65 @@ std::string quantity_string(const json& v) {
   return v.dump();
 }
 
+constexpr const char* kKaiVersions = "\"0.17\", \"0.18\"";
+constexpr const char* kSharingModes = "\"Disabled\", \"NonMemoryEnforced\", \"HamiCore\", \"NvFractions\"";
+
+// kaiVersion and gpuSharingMode (SIM-4, KAI-1). A number such as `kaiVersion: 0.18` is read as its text.
+common::Result<void> parse_kai_keys(const json& doc, ClusterConfig& c) {
+  if (doc.contains("kaiVersion")) {
+    const json& v = doc["kaiVersion"];
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    auto version = parse_kai_version(text);
+    if (!version) {
+      return common::fail("unsupported value \"" + text + "\": supported values: " + kKaiVersions, "kaiVersion");
+    }
+    c.kai_version = *version;
+  }
+  if (doc.contains("gpuSharingMode")) {
+    const json& v = doc["gpuSharingMode"];
+    std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    auto mode = parse_gpu_sharing_mode(text);
+    if (!mode) {
+      return common::fail("unsupported value \"" + text + "\": supported values: " + kSharingModes,
+                          "gpuSharingMode");
+    }
+    c.gpu_sharing_mode = *mode;
+  }
+  if (auto problem = kai_settings_problem(c.kai()); !problem.empty()) {
+    return common::fail(problem, "gpuSharingMode");
+  }
+  return {};
+}
+
 }  // namespace
+
+KaiSettings ClusterConfig::kai() const {
+  return {kai_version, gpu_sharing_mode.value_or(mode_from_memory_isolation(memory_isolation))};
+}
+
+common::Result<void> apply_kai_flags(ClusterConfig& c, const std::string& kai_version,
+                                     const std::string& gpu_sharing_mode) {
+  if (!kai_version.empty()) {
+    auto v = parse_kai_version(kai_version);
+    if (!v) {
+      return common::fail("invalid --kai-version \"" + kai_version + "\": supported values: " + kKaiVersions);
+    }
+    c.kai_version = *v;
+  }
+  if (!gpu_sharing_mode.empty()) {
+    auto m = parse_gpu_sharing_mode(gpu_sharing_mode);
+    if (!m) {
+      return common::fail("invalid --gpu-sharing-mode \"" + gpu_sharing_mode + "\": supported values: " +
+                          kSharingModes);
+    }
+    c.gpu_sharing_mode = *m;
+  }
+  if (auto problem = kai_settings_problem(c.kai()); !problem.empty()) {
+    return common::fail("invalid --kai-version " + std::string(kai_version_name(c.kai_version)) +
+                        " with --gpu-sharing-mode " + gpu_sharing_mode_name(c.kai().mode) + ": " + problem);
+  }
+  return {};
+}
 
 common::Result<ClusterConfig> ClusterConfig::parse(const json& doc) {
   if (!doc.is_object()) return common::fail("the cluster configuration must be a YAML mapping");
@@ -187,6 +245,7 @@ common::Result<ClusterConfig> ClusterConfig::parse(const json& doc) {
                           "memoryIsolation");
     }
   }
+  if (auto k = parse_kai_keys(doc, c); !k) return std::unexpected(k.error());
   if (doc.contains("modelProfiles")) {
     if (!doc["modelProfiles"].is_object()) return common::fail("must be a mapping", "modelProfiles");
     for (auto& [name, p] : doc["modelProfiles"].items()) {

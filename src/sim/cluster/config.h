@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "sim/cluster/kai_modes.h"
 
 namespace kubex::sim::cluster {
 
@@ -69,15 +70,27 @@ struct ClusterConfig {
   std::vector<NodePool> pools;
   std::vector<NodeSpec> nodes;  // explicit nodes (a trace's), created after the pools' nodes
   KubeletConfig kubelet;
-  std::string memory_isolation = "None";  // None | HAMiCore
+  std::string memory_isolation = "None";  // None | HAMiCore (deprecated by gpu_sharing_mode, KAI-1)
+  // SIM-4: the KAI version the KAI-like scheduler and the GPU model follow (`kaiVersion`, `--kai-version`), and
+  // the sharing mode (`gpuSharingMode`, `--gpu-sharing-mode`; unset = derived from memory_isolation).
+  KaiVersion kai_version = KaiVersion::k0_18;
+  std::optional<GpuSharingMode> gpu_sharing_mode;
   std::map<std::string, ModelProfile> model_profiles;
   std::string vllm_image = "vllm/vllm-openai:v0.6.3";
   std::chrono::milliseconds gpu_sample_interval{1000};
+
+  // The KAI version and the effective sharing mode (gpu_sharing_mode, else derived from memory_isolation).
+  KaiSettings kai() const;
 
   // 3 nodes with 2 Tesla-T4 GPUs each plus one CPU node.
   static ClusterConfig defaults();
   static common::Result<ClusterConfig> parse(const nlohmann::json& doc);
   static common::Result<ClusterConfig> load(const std::string& path);
 };
+
+// Applies the --kai-version and --gpu-sharing-mode flags (empty = not given: the file's value, else the default)
+// over `c` and checks the result; errors name the flag (or the file's key) and the supported values.
+common::Result<void> apply_kai_flags(ClusterConfig& c, const std::string& kai_version,
+                                     const std::string& gpu_sharing_mode);
 
 }  // namespace kubex::sim::cluster

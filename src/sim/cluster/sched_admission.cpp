@@ -1,13 +1,10 @@
 #include "sim/cluster/sched_admission.h"
 
-#include <cctype>
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "sim/apiserver/api_server.h"
 #include "sim/cluster/json_fields.h"
+#include "sim/cluster/kai_modes.h"
 #include "sim/cluster/model.h"
 
 namespace kubex::sim::cluster::sched {
@@ -15,21 +12,6 @@ namespace kubex::sim::cluster::sched {
 using nlohmann::json;
 
 namespace {
-
-// Go's strconv.ParseFloat(s, 64) acceptance: no surrounding spaces, the whole string consumed (decimal,
-// exponent, hex float, inf/infinity/nan in any case). Out-of-range values are errors in Go as well.
-bool go_parse_float(const std::string& s, double& out) {
-  if (s.empty() || std::isspace(static_cast<unsigned char>(s.front())) ||
-      std::isspace(static_cast<unsigned char>(s.back()))) {
-    return false;
-  }
-  errno = 0;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  if (end != s.c_str() + s.size()) return false;
-  if (errno == ERANGE && std::isinf(out)) return false;
-  return true;
-}
 
 const json* fraction_container(const json& pod) {
   if (!pod.contains("spec") || !pod["spec"].is_object()) return nullptr;

@@ -5,6 +5,7 @@
 #include "common/hash.h"
 #include "sim/cluster/cluster_io.h"
 #include "sim/cluster/context.h"
+#include "sim/cluster/kai_modes.h"
 
 namespace kubex::sim::cluster::sched {
 
@@ -14,7 +15,11 @@ using std::chrono::milliseconds;
 namespace {
 
 constexpr const char* kQueueStorage = "scheduling.run.ai/queues";
-constexpr const char* kReservationImage = "ghcr.io/nvidia/kai-scheduler/resource-reservation:v0.17.0";
+// The reservation pod's image follows --kai-version.
+std::string reservation_image(KaiVersion v) {
+  return std::string("ghcr.io/nvidia/kai-scheduler/resource-reservation:v") +
+         (v == KaiVersion::k0_17 ? "0.17.0" : "0.18.2");
+}
 constexpr milliseconds kGcPeriod{30000};
 constexpr milliseconds kRetry{1000};
 constexpr int kMaxOwnerDepth = 16;  // ends the walk on an ownerReference cycle
@@ -146,7 +151,7 @@ void KaiScheduler::collect_empty_groups() {
 bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, const std::string& group,
                                       const std::string& suffix) {
   json container = {{"name", "resource-reservation"},
-                    {"image", kReservationImage},
+                    {"image", reservation_image(ctx_.config().kai_version)},
                     {"imagePullPolicy", "IfNotPresent"},
                     {"resources",
                      {{"limits", {{api::keys::kGpuResource, "1"}}},
@@ -211,8 +216,14 @@ SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
                          "with an nvidia.com/gpu request",
                          false);
   }
+  // SIM-4: the sharing mode and KAI 0.18's gpu-fraction.limit rule (0.17 ignores the limit).
+  const KaiSettings kai = ctx_.config().kai();
+  if (std::string problem = kai_sharing_problem(p, kai); !problem.empty()) {
+    return unschedulable(p, "Unschedulable", problem, false);
+  }
   PlacementPod pp = placement_pod(p);
   pp.fraction = fraction_hundredths(p.gpu_fraction);
+  if (pp.fraction > 0) pp.compute_mode = compute_mode(p, kai.version);
   std::string group_id = pp.fraction > 0 ? common::random_uuid() : "";
   std::string suffix = pp.fraction > 0 ? common::random_alnum(5) : "";
   Decision d = ledger_->schedule(p.key(), pp, Strategy::kKai, group_id, suffix);

@@ -1,4 +1,5 @@
-// kubex-sim's emulation of KAI-Scheduler v0.17 for pods with `schedulerName: kai-scheduler`:
+// kubex-sim's emulation of KAI-Scheduler (v0.18 by default, v0.17 with --kai-version; SIM-4) for pods with
+// `schedulerName: kai-scheduler`:
 //  - a pod must name an existing leaf scheduling.run.ai/v2 Queue in a `kai.scheduler/queue` label (a leaf is a
 //    queue no other queue names as spec.parentQueue); otherwise it stays Pending (Warning Event Unschedulable,
 //    PodScheduled=False) and is retried when queues change. Like KAI's podgrouper, the label of the pod's top
@@ -10,6 +11,9 @@
 //    nvidia.com/gpu: 1; then it labels the fraction pod with the group and binds it (labels first, binding
 //    second). Reservation pods of groups that lost their last member are deleted (gracePeriodSeconds 0);
 //  - whole-GPU pods take whole free GPUs (fewest free GPUs first); other pods are placed like default-scheduler;
+//  - the sharing mode and version rules of kai_modes.h: under Disabled a gpu-fraction pod stays Pending; under
+//    0.18 an invalid gpu-fraction.limit keeps it Pending (0.17 ignores the annotation); under 0.18 fractions of
+//    different compute modes never share a GPU. The limit is never packed: groups sum requests only;
 //  - `gpu-memory` and `gpu-fraction-num-devices` requests are not supported by the simulator: the pod stays
 //    Pending with an Event saying so.
 #pragma once

@@ -34,7 +34,7 @@ std::string reservation_pod_name(const std::string& node, const std::string& suf
   return "gpu-reservation-" + node + "-" + suffix;
 }
 
-std::optional<Ledger::Holding> Ledger::holding_of(const SimPod& p) {
+std::optional<Ledger::Holding> Ledger::holding_of(const SimPod& p, KaiVersion kai_version) {
   if (!p.active_on_node()) return std::nullopt;
   Holding h = base_holding(p.node, p.cpu_milli, p.memory_bytes);
   std::string group = p.gpu_group();
@@ -49,6 +49,7 @@ std::optional<Ledger::Holding> Ledger::holding_of(const SimPod& p) {
   if (p.gpu_fraction > 0 && !group.empty()) {
     h.group = group;
     h.fraction = fraction_hundredths(p.gpu_fraction);
+    h.compute_mode = compute_mode(p, kai_version);
   }
   return h;
 }
@@ -74,6 +75,7 @@ void Ledger::add(const std::string& key, const Holding& h) {
     reservation_pods_[h.group].insert(key);
     if (h.gpu_index >= 0) it->index = h.gpu_index;
   } else {
+    if (it->members == 0) it->compute_mode = h.compute_mode;  // the first member sets the GPU's mode
     ++it->members;
     it->hundredths += h.fraction;
   }
@@ -123,7 +125,7 @@ void Ledger::upsert_pod(const SimPod& p) {
   {
     std::lock_guard lk(mu_);
     std::string key = p.key();
-    auto h = holding_of(p);
+    auto h = holding_of(p, kai_version_);
     auto it = pods_.find(key);
     if (it != pods_.end()) {
       // An assumed pod stays assumed until the feed shows it bound (the label patch before the binding
@@ -223,6 +225,7 @@ Decision Ledger::schedule(const std::string& pod_key, const PlacementPod& pod, S
     }
     h.group = d.group;
     h.fraction = pod.fraction;
+    h.compute_mode = pod.compute_mode;
   }
   if (auto it = pods_.find(pod_key); it != pods_.end()) {  // a stale holding of the same key (should not happen)
     bool ignored = false;

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/cluster/kai_modes.h"
 #include "sim/cluster/model.h"
 #include "sim/cluster/sched_placement.h"
 
@@ -31,13 +32,17 @@ class Ledger {
     std::int64_t cpu_milli = 0, memory_bytes = 0, nonzero_cpu_milli = 0, nonzero_memory_bytes = 0;
     std::int64_t gpus = 0;     // whole GPUs held outside GPU groups
     int fraction = 0;          // hundredths, as a member of `group`
+    std::string compute_mode{};  // a member's KAI 0.18 compute mode ("" = time-slicing), CON-5b
     std::string group;         // the GPU group it belongs to (member or reservation)
     bool reservation = false;  // a KAI reservation pod: holds the group's GPU
     int gpu_index = -1;        // reservation pods: the physical GPU the kubelet gave it
     bool operator==(const Holding&) const = default;
   };
+  // The KAI version decides whether pods have compute modes (0.18) or not (0.17).
+  explicit Ledger(KaiVersion kai_version = KaiVersion::k0_18) : kai_version_(kai_version) {}
+
   // Nullopt for pods holding nothing (unbound or terminal).
-  static std::optional<Holding> holding_of(const SimPod& p);
+  static std::optional<Holding> holding_of(const SimPod& p, KaiVersion kai_version = KaiVersion::k0_18);
 
   // Feed side.
   void upsert_pod(const SimPod& p);
@@ -81,6 +86,7 @@ class Ledger {
   void sub(const std::string& key, const Holding& h, bool& emptied);
   void notify(bool freed, bool emptied);
 
+  const KaiVersion kai_version_;
   mutable std::mutex mu_;
   std::map<std::string, PlacementNode> nodes_;  // name order: deterministic ties
   // Entries are never erased, so the cached slots' pointers stay valid (unordered_map nodes do not move).

@@ -40,7 +40,7 @@ std::shared_ptr<Ledger> shared_ledger(ClusterContext& ctx) {
     it = it->second.expired() ? registry.erase(it) : std::next(it);
   }
   if (auto existing = registry[&ctx].lock()) return existing;
-  auto ledger = std::make_shared<Ledger>();
+  auto ledger = std::make_shared<Ledger>(ctx.config().kai_version);
   registry[&ctx] = ledger;
   std::weak_ptr<Ledger> weak = ledger;
   ClusterContext* c = &ctx;

@@ -73,10 +73,12 @@ std::int64_t free_gpus(const PlacementNode& node, const NodeUse& use) {
 
 // KAI binpack on one node: the fullest group that still fits the fraction (first in GPU order on ties);
 // nullptr with `fresh` set when a free GPU can take a new group; nullptr and !fresh when nothing fits.
-const GpuGroupUse* best_group(int fraction, const PlacementNode& node, const NodeUse& use, bool& fresh) {
+const GpuGroupUse* best_group(int fraction, const std::string& mode, const PlacementNode& node, const NodeUse& use,
+                              bool& fresh) {
   const GpuGroupUse* best = nullptr;
   for (const auto& g : use.groups) {
     if (g.dying || g.hundredths + fraction > 100) continue;
+    if (g.members > 0 && g.compute_mode != mode) continue;  // CON-5b: compute modes never share a GPU
     if (!best || g.hundredths > best->hundredths) best = &g;
   }
   fresh = !best && free_gpus(node, use) > 0;
@@ -202,7 +204,7 @@ Misfit first_misfit(const PlacementPod& pod, const PlacementNode& node, const No
   if (pod.gpus > 0 && free_gpus(node, use) < pod.gpus) return Misfit::kResources;
   if (strategy == Strategy::kKai && pod.fraction > 0 && pod.gpus == 0) {
     bool fresh = false;
-    if (!best_group(pod.fraction, node, use, fresh) && !fresh) return Misfit::kResources;
+    if (!best_group(pod.fraction, pod.compute_mode, node, use, fresh) && !fresh) return Misfit::kResources;
   }
   return Misfit::kNone;
 }
@@ -253,9 +255,10 @@ bool matches_node_affinity(const PlacementPod& pod, const PlacementNode& node) {
                      [&](const NodeSelectorTerm& t) { return matches_term(t, node); });
 }
 
-std::optional<std::string> fraction_slot(int fraction, const PlacementNode& node, const NodeUse& use) {
+std::optional<std::string> fraction_slot(int fraction, const PlacementNode& node, const NodeUse& use,
+                                         const std::string& compute_mode) {
   bool fresh = false;
-  if (const GpuGroupUse* g = best_group(fraction, node, use, fresh)) return g->id;
+  if (const GpuGroupUse* g = best_group(fraction, compute_mode, node, use, fresh)) return g->id;
   if (fresh) return std::string();
   return std::nullopt;
 }
@@ -284,7 +287,7 @@ std::vector<std::string> filter_node(const PlacementPod& pod, const PlacementNod
   if (pod.gpus > 0 && free_gpus(node, use) < pod.gpus) {
     out.emplace_back(strategy == Strategy::kKai ? kReasonKaiGpus : "Insufficient nvidia.com/gpu");
   } else if (strategy == Strategy::kKai && pod.fraction > 0 && pod.gpus == 0 &&
-             !fraction_slot(pod.fraction, node, use)) {
+             !fraction_slot(pod.fraction, node, use, pod.compute_mode)) {
     out.emplace_back(kReasonKaiGpus);
   }
   return out;
@@ -322,7 +325,7 @@ Decision place(const PlacementPod& pod, const std::vector<NodeSlot>& nodes, Stra
     const GpuGroupUse* g = nullptr;
     if (strategy == Strategy::kKai && pod.fraction > 0 && pod.gpus == 0) {
       bool fresh = false;
-      g = best_group(pod.fraction, node, use, fresh);
+      g = best_group(pod.fraction, pod.compute_mode, node, use, fresh);
       new_group = !g;
       key = {new_group ? 1 : 0, g ? -g->hundredths : 0, free, -allocated};
     } else if (strategy == Strategy::kKai && pod.gpus > 0) {

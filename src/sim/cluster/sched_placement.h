@@ -13,7 +13,8 @@
 //    GPU groups (`runai-gpu-group`: one physical GPU shared by fractions whose sum stays <= 1.00, in integer
 //    hundredths). A fraction goes to the fullest existing group that still fits it; ties go to the fuller node
 //    (fewer free GPUs, then more allocated hundredths), then node name, then GPU index. Without such a group it
-//    opens a new group on a free GPU of the fullest node. Whole-GPU pods take free GPUs on the node with the
+//    opens a new group on a free GPU of the fullest node. Under KAI 0.18 fractions of different compute modes
+//    never share a GPU (CON-5b): a group takes only fractions of its members' mode (an empty one takes any). Whole-GPU pods take free GPUs on the node with the
 //    fewest free GPUs that still has enough (SPEC CON-6), then the fuller node, then the name. Pods without GPUs
 //    use the default-scheduler scoring.
 #pragma once
@@ -51,6 +52,7 @@ struct PlacementPod {
   std::int64_t cpu_milli = 0, memory_bytes = 0;
   std::int64_t gpus = 0;  // whole nvidia.com/gpu
   int fraction = 0;       // KAI gpu-fraction in hundredths (0 = none)
+  std::string compute_mode{};  // KAI 0.18 compute mode of a fraction ("" = time-slicing), CON-5b
 };
 
 // What placement needs of a node.
@@ -70,6 +72,7 @@ struct GpuGroupUse {
   int index = -1;         // physical GPU index (from the reservation pod), -1 while unknown
   int reservations = 0;   // reservation pods holding the GPU (normally 0 or 1)
   bool dying = false;     // the reservation pod is being removed: never chosen
+  std::string compute_mode{};  // the members' compute mode ("" = time-slicing); meaningless without members
 };
 
 // What the pods bound to a node hold.
@@ -118,9 +121,10 @@ bool matches_node_affinity(const PlacementPod& pod, const PlacementNode& node);
 std::vector<std::string> filter_node(const PlacementPod& pod, const PlacementNode& node, const NodeUse& use,
                                      Strategy strategy);
 
-// For a KAI fraction on one node: the best existing group (fullest that fits), "" for a new group on a free
-// GPU, or nullopt when neither exists.
-std::optional<std::string> fraction_slot(int fraction, const PlacementNode& node, const NodeUse& use);
+// For a KAI fraction on one node: the best existing group (fullest that fits, of the same compute mode), "" for
+// a new group on a free GPU, or nullopt when neither exists.
+std::optional<std::string> fraction_slot(int fraction, const PlacementNode& node, const NodeUse& use,
+                                         const std::string& compute_mode = "");
 
 // "0/4 nodes are available: 1 node(s) ..., 3 Insufficient nvidia.com/gpu."
 std::string unschedulable_message(std::size_t total_nodes, const std::map<std::string, int>& reasons);
