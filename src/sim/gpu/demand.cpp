@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/cluster/kai_modes.h"
+
 namespace kubex::sim::gpu {
 
 const char* allocation_type_label(AllocationType t) {
@@ -29,7 +31,8 @@ std::vector<GpuContainer> gpu_containers(const cluster::SimPod& pod) {
   for (std::size_t i = 0; i < cs.size(); ++i) {
     if (!target(i)) continue;
     if (fraction_index == i) {
-      out.push_back({i, AllocationType::kFraction, pod.gpu_fraction, 0});
+      out.push_back({i, AllocationType::kFraction, pod.gpu_fraction, 0,
+                     cluster::valid_fraction_limit(pod).value_or(0)});
     } else if (cs[i].gpu > 0) {
       out.push_back({i, AllocationType::kWhole, 0, cs[i].gpu});
     }

@@ -29,8 +29,9 @@ const char* allocation_type_label(AllocationType t);
 struct GpuContainer {
   std::size_t index = 0;  // into SimPod::containers
   AllocationType type = AllocationType::kWhole;
-  double fraction = 0;    // kFraction: the pod's gpu-fraction
+  double fraction = 0;    // kFraction: the pod's gpu-fraction (the request)
   std::int64_t gpus = 0;  // kWhole: its nvidia.com/gpu count
+  double limit = 0;       // kFraction: a valid gpu-fraction.limit (KAI 0.18 burst limit), 0 = none
 };
 
 // Containers with whole nvidia.com/gpu, or the fraction container of a gpu-fraction pod (named by

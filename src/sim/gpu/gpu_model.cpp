@@ -51,7 +51,7 @@ std::chrono::milliseconds sample_interval(const cluster::ClusterConfig& c) {
 struct GpuModel::Impl {
   explicit Impl(cluster::ClusterContext& c)
       : ctx(c),
-        isolation(parse_isolation(c.config().memory_isolation)),
+        isolation(isolation_for(c.config().kai())),
         interval(sample_interval(c.config())),
         server([this] { return current()->metrics_text(); }) {}
 
@@ -152,7 +152,7 @@ std::optional<std::string> GpuModel::crash_reason(const cluster::SimPod& pod,
                               static_cast<double>(node->gpu_driver_reserve_mib));
     if (r) return r;
   }
-  if (impl_->isolation != MemoryIsolation::kNone) return std::nullopt;
+  if (impl_->isolation == MemoryIsolation::kHamiCore) return std::nullopt;
   auto published = impl_->current();
   auto crash = published->crashes.find(pod.uid + "/" + container.name);
   if (crash == published->crashes.end()) return std::nullopt;

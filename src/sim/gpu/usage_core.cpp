@@ -50,6 +50,14 @@ MemoryIsolation parse_isolation(const std::string& s) {
   return s == "HAMiCore" ? MemoryIsolation::kHamiCore : MemoryIsolation::kNone;
 }
 
+MemoryIsolation isolation_for(const cluster::KaiSettings& kai) {
+  if (kai.mode == cluster::GpuSharingMode::kHamiCore) return MemoryIsolation::kHamiCore;
+  if (kai.mode == cluster::GpuSharingMode::kNvFractions && kai.version == cluster::KaiVersion::k0_18) {
+    return MemoryIsolation::kNvFractions;
+  }
+  return MemoryIsolation::kNone;
+}
+
 std::vector<double> share_sm(const std::vector<double>& demands) {
   double sum = 0;
   for (double d : demands) sum += std::max(0.0, d);
@@ -85,6 +93,40 @@ std::vector<std::size_t> overflow_victims(const std::vector<Tenant>& tenants, do
   return victims;
 }
 
+std::vector<Victim> reclaim_victims(const std::vector<Tenant>& tenants, double capacity_mib) {
+  double total = 0;
+  for (const auto& t : tenants) total += std::max(0.0, t.memory_mib);
+  std::vector<Victim> out;
+  if (total <= capacity_mib + kEpsilon) return out;
+  auto excess = [&](std::size_t i) { return tenants[i].memory_mib - tenants[i].request_mib; };
+  // The overflow order (newest first) breaks ties between equal excesses.
+  std::vector<std::size_t> newest = overflow_victims(tenants, -1);
+  std::vector<std::size_t> rank(tenants.size(), 0);
+  for (std::size_t r = 0; r < newest.size(); ++r) rank[newest[r]] = r;
+  std::vector<std::size_t> above;
+  for (std::size_t i = 0; i < tenants.size(); ++i) {
+    if (excess(i) > kEpsilon) above.push_back(i);
+  }
+  std::sort(above.begin(), above.end(), [&](std::size_t a, std::size_t b) {
+    if (std::abs(excess(a) - excess(b)) > kEpsilon) return excess(a) > excess(b);
+    return rank[a] < rank[b];
+  });
+  std::vector<bool> gone(tenants.size(), false);
+  for (std::size_t i : above) {
+    if (total <= capacity_mib + kEpsilon) return out;
+    out.push_back({i, true});
+    gone[i] = true;
+    total -= std::max(0.0, tenants[i].memory_mib);
+  }
+  for (std::size_t i : newest) {
+    if (total <= capacity_mib + kEpsilon) break;
+    if (gone[i]) continue;
+    out.push_back({i, false});
+    total -= tenants[i].memory_mib;
+  }
+  return out;
+}
+
 std::string format_mib(double mib) {
   if (std::abs(mib - std::round(mib)) < 0.05)
     return std::to_string(static_cast<long long>(std::llround(mib)));
@@ -97,6 +139,17 @@ std::optional<std::string> allocation_crash(const GpuContainer& g, double workin
                                             MemoryIsolation isolation, double driver_reserve_mib) {
   if (device_mib <= 0) return std::nullopt;
   if (g.type == AllocationType::kFraction) {
+    if (isolation == MemoryIsolation::kNvFractions) {
+      bool limited = g.limit > g.fraction;
+      double cap = (limited ? g.limit : g.fraction) * device_mib;
+      if (working_set_mib <= cap + kEpsilon) return std::nullopt;
+      return "CUDA out of memory: " + format_mib(working_set_mib) + " MiB working set exceeds the " +
+             format_mib(cap) + " MiB " +
+             (limited ? "limit (gpu-fraction.limit " + shortest(g.limit) + " of a " + format_mib(device_mib) +
+                            " MiB GPU, NvFractions)"
+                      : "allocation (gpu-fraction " + shortest(g.fraction) + " of a " + format_mib(device_mib) +
+                            " MiB GPU, NvFractions without a gpu-fraction.limit)");
+    }
     if (isolation != MemoryIsolation::kHamiCore) return std::nullopt;
     double allocation = g.fraction * device_mib;
     if (working_set_mib <= allocation + kEpsilon) return std::nullopt;
@@ -264,13 +317,16 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
       s.restart_count = c.restart_count;
       ev.samples.push_back(std::move(s));
     }
-    if (isolation != MemoryIsolation::kNone || device_mib <= 0) continue;
-    // Without isolation every tenant of the GPU holds its working set, running or restarting: a
-    // persistent over-commit keeps crashing the newest pod.
+    if (isolation == MemoryIsolation::kHamiCore || device_mib <= 0) continue;
+    // Without HAMi-core every tenant of the GPU holds its working set, running or restarting: a
+    // persistent over-commit keeps crashing the same pod (the newest; under NvFractions the one furthest
+    // above its request).
     std::vector<Tenant> tenants;
     double total = 0;
     for (const auto& t : dev.tenants) {
-      tenants.push_back({t.pod->started, t.pod->key(), t.gpu.index, t.memory_mib});
+      Tenant tenant{t.pod->started, t.pod->key(), t.gpu.index, t.memory_mib};
+      if (t.gpu.type == AllocationType::kFraction) tenant.request_mib = t.gpu.fraction * device_mib;
+      tenants.push_back(std::move(tenant));
       total += std::max(0.0, t.memory_mib);
     }
     // CUDA allocates from what the driver leaves (SIM-5).
@@ -279,13 +335,24 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
       capacity_text += " usable (" + format_mib(device_mib) + " MiB less the driver's " +
                        format_mib(device_mib - usable_mib) + " MiB)";
     }
-    for (std::size_t v : overflow_victims(tenants, usable_mib)) {
-      const Placed& t = dev.tenants[v];
+    std::vector<Victim> victims;
+    if (isolation == MemoryIsolation::kNvFractions) {
+      victims = reclaim_victims(tenants, usable_mib);
+    } else {
+      for (std::size_t v : overflow_victims(tenants, usable_mib)) victims.push_back({v, false});
+    }
+    for (const Victim& v : victims) {
+      const Placed& t = dev.tenants[v.index];
       std::string key = t.pod->uid + "/" + t.pod->containers[t.gpu.index].name;
-      ev.crashes.try_emplace(
-          key, "CUDA out of memory: GPU " + uuid + " (index " + std::to_string(dev.index) + " on node " +
-                   dev.node->name + ") is over-committed: working sets total " + format_mib(total) +
-                   " MiB of " + capacity_text + " and pod " + t.pod->name + " is the newest on it");
+      std::string why =
+          v.excess ? "pod " + t.pod->name + " uses " + format_mib(t.memory_mib - tenants[v.index].request_mib) +
+                         " MiB above its request of " + format_mib(tenants[v.index].request_mib) +
+                         " MiB (gpu-fraction " + shortest(t.gpu.fraction) +
+                         "), reclaimed first under NvFractions"
+                   : "pod " + t.pod->name + " is the newest on it";
+      ev.crashes.try_emplace(key, "CUDA out of memory: GPU " + uuid + " (index " + std::to_string(dev.index) +
+                                      " on node " + dev.node->name + ") is over-committed: working sets total " +
+                                      format_mib(total) + " MiB of " + capacity_text + " and " + why);
     }
   }
   // Sort positions rather than the (large) samples themselves, then move each sample once.

@@ -3,6 +3,7 @@
 // reads and no state beyond the parse cache, so every rule is table-tested (tests/unit/sim/gpu).
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,15 +11,22 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "sim/cluster/kai_modes.h"
 #include "sim/cluster/model.h"
 #include "sim/gpu/demand.h"
 #include "sim/gpu/sample.h"
 
 namespace kubex::sim::gpu {
 
-enum class MemoryIsolation { kNone, kHamiCore };
+// How a fraction's memory is held (SIM-4): kNone (NonMemoryEnforced, Disabled, and everything under 0.17 without
+// HAMi-core), kHamiCore (capped at the request), kNvFractions (KAI 0.18: capped at the gpu-fraction.limit, and
+// memory above the request is reclaimed first on a contended GPU).
+enum class MemoryIsolation { kNone, kHamiCore, kNvFractions };
 // ClusterConfig::memory_isolation ("None" | "HAMiCore").
 MemoryIsolation parse_isolation(const std::string& s);
+// The isolation of a KAI version and sharing mode: HamiCore -> kHamiCore; NvFractions under 0.18 ->
+// kNvFractions; anything else -> kNone.
+MemoryIsolation isolation_for(const cluster::KaiSettings& kai);
 
 // SM contention on one GPU: when the demands sum above 100 (percent of the GPU), each gets
 // demand × 100 / sum; otherwise each gets its demand.
@@ -33,14 +41,28 @@ struct Tenant {
   std::string pod;            // "ns/name"
   std::size_t container = 0;  // position in the pod
   double memory_mib = 0;      // its working set on this GPU
+  // NvFractions: its request on this GPU (gpu-fraction × device memory); infinite for whole-GPU containers,
+  // which have no reclaimable part.
+  double request_mib = std::numeric_limits<double>::infinity();
 };
 // When the working sets exceed `capacity_mib` (a GPU's usable memory: its memory less the driver reserve),
 // the newest tenants (latest start, then the greater pod name, then the later container) crash one by one
 // until the others fit. Returns their positions in `tenants`.
 std::vector<std::size_t> overflow_victims(const std::vector<Tenant>& tenants, double capacity_mib);
 
+// NvFractions (SIM-4, KAI-4): memory above a fraction's request is reclaimable. When the working sets exceed
+// `capacity_mib`, the tenants using more than their request crash first, the largest excess (working set −
+// request) first (ties: the overflow order, newest first), until the others fit; only if that is not enough
+// do the rest crash in overflow_victims' order. `excess` tells the two apart.
+struct Victim {
+  std::size_t index = 0;  // position in `tenants`
+  bool excess = false;    // crashed for using more than its request
+};
+std::vector<Victim> reclaim_victims(const std::vector<Tenant>& tenants, double capacity_mib);
+
 // The crash of one container against its own allocation: under HAMi-core a fraction container may not
-// exceed fraction × device memory; a whole-GPU container never fits more than its devices' memory less the
+// exceed fraction × device memory; under NvFractions not its gpu-fraction.limit × device memory (without a
+// limit: its request, fraction × device memory); a whole-GPU container never fits more than its devices' memory less the
 // driver reserve of each (SIM-5).
 std::optional<std::string> allocation_crash(const GpuContainer& g, double working_set_mib, double device_mib,
                                             MemoryIsolation isolation, double driver_reserve_mib = 0);
@@ -65,7 +87,7 @@ struct Evaluation {
   // counter field is left at 0 (the GpuModel integrates it).
   std::vector<Sample> samples;
   // "<pod uid>/<container>" -> reason, for containers that crash because their GPU's memory is
-  // over-committed (MemoryIsolation::kNone only).
+  // over-committed (MemoryIsolation::kNone and kNvFractions).
   std::unordered_map<std::string, std::string> crashes;
   std::vector<Finding> findings;
 };
