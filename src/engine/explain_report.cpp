@@ -36,8 +36,8 @@ const std::map<std::string, std::string>& sentences() {
        "left whole."},
       {"unsupported-gpu-request",
        "the pod's GPU request cannot be converted (gpu-memory, gpu-fraction-num-devices, a gpu-fraction beside "
-       "nvidia.com/gpu, an invalid gpu-fraction, or a gpu-fraction under a vanilla strategy), so it is left as "
-       "it is."},
+       "nvidia.com/gpu, an invalid gpu-fraction or gpu-fraction.limit, or a gpu-fraction under a vanilla "
+       "strategy), so it is left as it is."},
       {"strategy-conflict",
        "the matching policies reference more than one strategy; the strategy of the policy providing the GPU "
        "value governs."},
@@ -46,6 +46,12 @@ const std::map<std::string, std::string>& sentences() {
        "owner labels."},
       {"vllm-args-not-rewritable",
        "vLLM's --gpu-memory-utilization could not be rewritten in this container's command or args."},
+      {"kai-gpu-sharing-disabled",
+       "global-config's spec.kai.gpuSharingMode is Disabled: KAI refuses fractions, so a value below 1 is applied "
+       "as a whole GPU (KAI-1)."},
+      {"fraction-limit-removed",
+       "the pod's gpu-fraction.limit was at or below its new gpu-fraction, which KAI refuses, so it was removed "
+       "(KAI-2)."},
       // Actuation checks and constraints.
       {"automation-disabled", "global-config has automationEnabled: false."},
       {"protected-namespace", "the namespace matches a protectedNamespacePatterns entry of global-config."},
@@ -312,6 +318,8 @@ json explanation_json(const Explanation& e) {
   doc["policies"] = policies;
   doc["strategy"] = e.strategy;
   doc["mode"] = e.mode;
+  if (!e.kai_mode.empty()) doc["kaiMode"] = e.kai_mode;
+  if (!e.kai_limit.empty()) doc["kaiLimit"] = e.kai_limit;
   doc["admission"] = {{"result", e.admission_result}, {"stoppedBy", reasons_json(e.admission_stops)}};
   json resources = json::array();
   for (const auto& r : e.resources)
@@ -407,7 +415,9 @@ void print_explanation(const Explanation& e, std::ostream& out) {
   out << e.kind << " " << e.ns << "/" << e.name << "\n";
   if (!chain.empty()) out << "  owner chain:  " << chain << "\n";
   out << "  workload:     " << e.workload << (e.on_hold ? " (policies on hold, RBK-4)" : " (managed)") << "\n";
-  out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode) << ")\n";
+  out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode)
+      << (e.kai_mode.empty() ? "" : ", KAI gpuSharingMode " + e.kai_mode) << ")\n";
+  if (!e.kai_limit.empty()) out << "  burst limit:  " << e.kai_limit << "\n";
 
   out << "\nPolicies (SEL-5 order)\n";
   std::vector<std::vector<std::string>> rows = {{"#", "POLICY", "VALID", "STRATEGY", "WINS"}};
