@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/kinds.h"
@@ -252,9 +253,18 @@ inline constexpr const char* kSharingDisabled = "Disabled";
 inline constexpr const char* kSharingNonMemoryEnforced = "NonMemoryEnforced";
 inline constexpr const char* kSharingHamiCore = "HamiCore";
 inline constexpr const char* kSharingNvFractions = "NvFractions";
-inline std::string gpu_sharing_mode(const GlobalConfigSpec& g) {
+// A view of `g` or of a constant: valid as long as `g` is.
+inline std::string_view gpu_sharing_mode(const GlobalConfigSpec& g) {
   if (!g.kai_gpu_sharing_mode.empty()) return g.kai_gpu_sharing_mode;
   return g.kai_memory_isolation == "HAMiCore" ? kSharingHamiCore : kSharingNonMemoryEnforced;
+}
+
+// The static constant naming `mode` (one of the four above), or "unknown" for any other text.
+inline std::string_view canonical_sharing_mode(std::string_view mode) {
+  for (const char* m : {kSharingDisabled, kSharingNonMemoryEnforced, kSharingHamiCore, kSharingNvFractions}) {
+    if (mode == m) return m;
+  }
+  return "unknown";
 }
 
 struct GlobalConfig {

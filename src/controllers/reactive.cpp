@@ -11,6 +11,7 @@
 #include "common/time_format.h"
 #include "controllers/status_support.h"
 #include "decide/admission/summary.h"
+#include "decide/admission/fraction_limit.h"
 #include "decide/desired_annotations.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
@@ -262,7 +263,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     const std::string requests_key = decide::desired_requests_key(policy.kind);
     const std::string state_key = decide::reactive_state_key(policy.kind);
     const std::string limits_key = decide::desired_limits_key(policy.kind);
-    const bool nv_fractions = api::gpu_sharing_mode(global) == api::kSharingNvFractions;
+    const std::string_view sharing_mode = api::gpu_sharing_mode(global);
     const decide::policy::MatchedPolicy* winner = nullptr;
     for (std::size_t i = 0; i < won.size(); ++i) {
       const api::WorkloadView& w = *won[i].w;
@@ -274,7 +275,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
       if (auto e = decide::reactive::parse_requests(annotation_or_empty(w, requests_key)); e) in.existing = *e;
       if (auto st = decide::reactive::parse_state(annotation_or_empty(w, state_key)); st) in.state = *st;
       // REA-12: the memory peak feeds the KAI-2 burst limit where it applies to the workload.
-      in.record_peak = nv_fractions && winner->strategy && winner->strategy->spec.fraction_limit_enabled;
+      in.record_peak = winner->strategy && decide::fraction_limit_applies(sharing_mode, winner->strategy->spec);
       if (in.record_peak) {
         if (auto e = decide::reactive::parse_requests(annotation_or_empty(w, limits_key)); e) in.existing_limits = *e;
       }

@@ -1,17 +1,32 @@
 #include "decide/desired_annotations.h"
 
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "api/keys.h"
+#include "api/kinds.h"
 
 namespace kubex::decide {
 
-std::string desired_requests_key(api::Kind policy_kind) {
-  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kDesiredRequestsSuffix;
+namespace {
+
+// The key of every kind with `suffix`, built once (admission reads them on every review).
+std::map<api::Kind, std::string> keys_with(const char* suffix) {
+  std::map<api::Kind, std::string> table;
+  for (const auto& k : api::all_kinds()) table[k.kind] = std::string(api::annotation_prefix(k.kind)) + suffix;
+  return table;
 }
 
-std::string desired_limits_key(api::Kind policy_kind) {
-  return std::string(api::annotation_prefix(policy_kind)) + api::keys::kDesiredLimitsSuffix;
+}  // namespace
+
+const std::string& desired_requests_key(api::Kind policy_kind) {
+  static const std::map<api::Kind, std::string> table = keys_with(api::keys::kDesiredRequestsSuffix);
+  return table.at(policy_kind);
+}
+
+const std::string& desired_limits_key(api::Kind policy_kind) {
+  static const std::map<api::Kind, std::string> table = keys_with(api::keys::kDesiredLimitsSuffix);
+  return table.at(policy_kind);
 }
 
 std::string reactive_state_key(api::Kind policy_kind) {

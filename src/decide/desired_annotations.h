@@ -16,8 +16,9 @@
 
 namespace kubex::decide {
 
-std::string desired_requests_key(api::Kind policy_kind);
-std::string desired_limits_key(api::Kind policy_kind);
+// Built once per kind: a reference to a static string.
+const std::string& desired_requests_key(api::Kind policy_kind);
+const std::string& desired_limits_key(api::Kind policy_kind);
 std::string reactive_state_key(api::Kind policy_kind);
 std::string proactive_state_key(api::Kind policy_kind);  // PRO-7
 // True for "<any prefix>.rightsizing.kubex.ai/desired-resource-requests" and "…-limits".

@@ -179,7 +179,7 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   const decide::AdmissionDecision d = decide::decide_admission(in);
   e.strategy = d.summary.strategy;
   e.mode = d.summary.mode;
-  e.kai_mode = d.summary.kai_mode;
+  e.kai_mode = std::string(d.summary.kai_mode);
   if (!e.kai_mode.empty() && d.pod) e.kai_limit = kai_limit_text(*d.pod, e.kai_mode, match, desired);
   e.admission_result = decide::result_name(d.result);
   for (const auto& c : d.summary.failed_checks) e.admission_stops.push_back(explain_reason(c));

@@ -23,7 +23,7 @@ AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind ki
   api::ValidationContext ctx;
   ctx.early_webhook_enabled = deps_.early_webhook_enabled;
   if (deps_.kai_queues) ctx.kai_queues = deps_.kai_queues->names();
-  if (deps_.catalog) ctx.gpu_sharing_mode = api::gpu_sharing_mode(deps_.catalog->catalog()->global());
+  if (deps_.catalog) ctx.gpu_sharing_mode = std::string(api::gpu_sharing_mode(deps_.catalog->catalog()->global()));
   api::ValidationReport report = api::validate(kind, *req.object, ctx);
   AdmissionResponse r =
       report.ok() ? AdmissionResponse::allow() : AdmissionResponse::deny(422, "Invalid", report.message());

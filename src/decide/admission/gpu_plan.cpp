@@ -53,22 +53,24 @@ void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::D
   const Hundredths f = plan.fraction;
   const bool applies = fraction_limit_applies(sharing_mode, governing);
   std::optional<Hundredths> lim;
-  std::string source = desired.governing ? match.policies[*desired.governing].ref : std::string();
+  // The policy a limit change is recorded under: the limits.gpu provider, else the governing policy.
+  std::optional<std::size_t> provider = desired.governing;
   if (applies) {
     std::optional<Hundredths> peak;
     if (g < desired.containers.size()) {
       if (const auto& v = desired.containers[g].at(Slot::kLimitsGpu)) {
         peak = v->gpu;
-        source = match.policies[v->policy].ref;
+        provider = v->policy;
       }
     }
     lim = burst_limit(f, peak, governing.fraction_limit_headroom_percent, fraction_limit_ceiling(governing));
   }
+  auto source = [&] { return provider ? match.policies[*provider].ref : std::string(); };
   if (lim) {
     if (pod.fraction_limit == lim && pod.fraction_limit_text == format_gpu(*lim)) return;
     plan.limit_action = LimitAction::kSet;
     plan.limit = *lim;
-    plan.changes.push_back(limit_change(c, pod, format_gpu(*lim), source));
+    plan.changes.push_back(limit_change(c, pod, format_gpu(*lim), source()));
     return;
   }
   if (!pod.has_fraction_limit) {
@@ -77,12 +79,12 @@ void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::D
   }
   if (applies) {  // KAI-2: no limit above the fraction, so none at all
     plan.limit_action = LimitAction::kRemove;
-    plan.changes.push_back(limit_change(c, pod, kUnspecified, source));
+    plan.changes.push_back(limit_change(c, pod, kUnspecified, source()));
   } else if (!pod.fraction_limit || *pod.fraction_limit <= f) {
     // A user's limit that the new fraction breaks (KAI refuses a limit at or below the request).
     plan.limit_action = LimitAction::kRemove;
     plan.reasons.add(reason::kFractionLimitRemoved, limit_target(c.name));
-    plan.changes.push_back(limit_change(c, pod, kUnspecified, source));
+    plan.changes.push_back(limit_change(c, pod, kUnspecified, source()));
   }
 }
 

@@ -439,8 +439,8 @@ AdmissionDecision Decider::run() {
   }
 
   // ADM-5..9, 11, 12.
-  const std::string sharing_mode = api::gpu_sharing_mode(global);
-  if (strategy.kai_mode()) out_.summary.kai_mode = sharing_mode;
+  const std::string_view sharing_mode = api::gpu_sharing_mode(global);
+  if (strategy.kai_mode()) out_.summary.kai_mode = api::canonical_sharing_mode(sharing_mode);
   const GpuPlan gpu = plan_gpu(resources, desired, match, strategy, sharing_mode);
   out_.constraints.merge(gpu.reasons);
   switch (gpu.action) {

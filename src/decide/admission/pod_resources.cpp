@@ -141,9 +141,9 @@ PodResources read_pod_resources(const nlohmann::json& pod) {
     if (auto v = parse_decimal(*l); v && *v > 0 && *v <= 1) r.fraction_limit = round_up(*v);
   }
   if (!r.has_fraction_limit) {
-    if (auto info = string_member(annotations, api::keys::kPodRightsizingInfo);
-        info && info->find("gpu-limit") != std::string::npos) {
-      const json doc = json::parse(*info, nullptr, false);
+    const json& info = member(annotations, api::keys::kPodRightsizingInfo);
+    if (info.is_string() && info.get_ref<const std::string&>().find("gpu-limit") != std::string::npos) {
+      const json doc = json::parse(info.get_ref<const std::string&>(), nullptr, false);
       if (doc.is_object() && doc.contains("containers") && doc["containers"].is_object()) {
         for (const auto& [name, entry] : doc["containers"].items()) {
           if (!entry.is_object() || !entry.contains("gpu-limit") || !entry["gpu-limit"].is_object()) continue;

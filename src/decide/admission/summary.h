@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "decide/admission/change.h"
@@ -25,7 +26,7 @@ struct Summary {
   std::map<std::string, std::string> policies;  // SEL-6 slot ("requests.gpu") -> "Kind/name"[,"Kind/name"…]
   std::string strategy;                         // "<Kind>/<name>" of the governing strategy
   std::string mode = "none";                    // kai | vanilla | none
-  std::string kai_mode;                         // KAI-1 sharing mode, written as `kaiMode` in KAI mode
+  std::string_view kai_mode;  // KAI-1 sharing mode, written as `kaiMode` in KAI mode (a static constant)
   AdmissionResult result = AdmissionResult::kSkipped;
   // The recommenders' and actuation's rightsizingResult (RECOMMENDED, NO_DATA, EVICTED, …): written instead
   // of `result` when set.
