@@ -9,15 +9,8 @@ import subprocess
 import pytest
 
 from conftest import BIN, wait_for
+from test_gpu_metrics import FAST_KUBELET
 
-FAST_KUBELET = """
-kubelet:
-  startDelay: 200ms
-  readyDelay: 200ms
-  crashBackoffBase: 1s
-  crashBackoffMax: 2s
-gpuSampleInterval: 500ms
-"""
 QUEUE = "kai-modes"
 
 
