@@ -19,6 +19,7 @@ void GarbageCollector::start() {
   started_ = true;
   stop_ = false;
   thread_ = std::thread([this] { run(); });
+  disruption_thread_ = std::thread([this] { run_disruption(); });
 }
 
 void GarbageCollector::stop() {
@@ -28,7 +29,9 @@ void GarbageCollector::stop() {
     stop_ = true;
   }
   cv_.notify_all();
+  disruption_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
+  if (disruption_thread_.joinable()) disruption_thread_.join();
   std::lock_guard lk(mu_);
   started_ = false;
 }
@@ -85,13 +88,6 @@ void GarbageCollector::run() {
       }
     }
     if (std::chrono::steady_clock::now() >= next_scan) {
-      // PDB status first and on its own: a namespace being drained or a failing scan never holds it back (an
-      // eviction is decided from that status).
-      try {
-        pdb::refresh_all(server_);
-      } catch (const std::exception& e) {
-        log_.error("PodDisruptionBudget status refresh failed", {{"error", e.what()}});
-      }
       try {
         scan_dangling();
         std::set<std::string> nss;
@@ -109,6 +105,21 @@ void GarbageCollector::run() {
         log_.error("periodic collection failed", {{"error", e.what()}});
       }
       next_scan = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    }
+  }
+}
+
+void GarbageCollector::run_disruption() {
+  while (true) {
+    {
+      std::unique_lock lk(mu_);
+      disruption_cv_.wait_for(lk, std::chrono::seconds(1), [&] { return stop_; });
+      if (stop_) return;
+    }
+    try {
+      pdb::refresh_all(server_);  // an eviction is decided from this status
+    } catch (const std::exception& e) {
+      log_.error("PodDisruptionBudget status refresh failed", {{"error", e.what()}});
     }
   }
 }

@@ -41,6 +41,9 @@ class GarbageCollector {
     std::string resource_id, ns, name;
   };
   void run();
+  // PodDisruptionBudget status every second on its own thread, like kube-controller-manager's disruption
+  // controller: a long collection (a namespace of thousands of objects) never holds it back.
+  void run_disruption();
   void process(const Task& t);
   void owner_gone(const std::string& uid);
   void finalize(const std::string& resource_id, const std::string& ns, const std::string& name);
@@ -54,11 +57,13 @@ class GarbageCollector {
   ApiServer& server_;
   std::mutex mu_;
   std::condition_variable cv_;
+  std::condition_variable disruption_cv_;  // wakes only the disruption thread (on stop)
   std::deque<Task> queue_;
   std::set<std::string> terminating_namespaces_;
   bool stop_ = false;
   bool started_ = false;
   std::thread thread_;
+  std::thread disruption_thread_;
   common::Logger log_{"kubex-sim.gc"};
 };
 
