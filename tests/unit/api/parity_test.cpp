@@ -364,8 +364,6 @@ const Case kCases[] = {
     {SP, "KAI-2 burst limit", "spec: {resources: {containers: {app: {limits: {gpu: \"1\"}}}}}", true},
     {SP, "KAI-2 burst limit", "spec: {resources: {containers: {app: {requests: {gpu: \"0.3\"}, limits: {gpu: \"0.63\"}}}}}",
      true},
-    {SP, "KAI-2 burst limit", "spec: {resources: {containers: {app: {requests: {gpu: \"0.5\"}, limits: {gpu: \"0.5\"}}}}}",
-     false},
     {SP, "KAI-2 burst limit", "spec: {resources: {containers: {app: {limits: {gpu: \"0\"}}}}}", false},
     {CAS, "KAI-2 fractionLimit", "spec: {experimental: {gpuKaiContract: v1alpha1-2026-07}, kai: {fractionLimit: {enabled: true, headroomPercent: 50, ceiling: \"0.9\"}}}",
      true},
