@@ -74,7 +74,7 @@ Desired collect_desired(const Match& match, const Workload& workload,
     if (!winner) continue;
     const api::Kind kind = match.policies[*winner].policy->kind;
     for (Slot slot : {Slot::kRequestsGpu, Slot::kLimitsGpu}) {
-      const std::string key = slot == Slot::kRequestsGpu ? desired_requests_key(kind) : desired_limits_key(kind);
+      const std::string& key = slot == Slot::kRequestsGpu ? desired_requests_key(kind) : desired_limits_key(kind);
       auto it = workload.annotations.find(key);
       if (it == workload.annotations.end()) continue;
       auto parsed = parse_desired_gpu(it->second);

@@ -95,7 +95,8 @@ struct OwnerValues {
 // PRO-5 + PRO-7 for one owner. Each container's value: choose_proactive over its ConfigMap entry, this evaluation's
 // history and the previous value (its source read from the stored proactive-state; a value without a recorded
 // source counts as a ConfigMap value, so it goes when its entry does). The peak goes to limits.gpu (kept with a
-// kept value); a ConfigMap value gets the peak of this evaluation's history too, when there is one. `updatedAt` is `now` when something changed, else the stored one.
+// kept value); a ConfigMap value gets the peak of this evaluation's history too, when there is one. `updatedAt`
+// is `now` when something changed, else the stored one.
 OwnerValues owner_values(const OwnerInput& in);
 
 }  // namespace kubex::decide
