@@ -258,8 +258,8 @@ kube::ReconcileOutcome ProactiveRecommendations::reload() {
   }
   auto parsed = decide::parse_recommendations(document->second);
   if (!parsed) {
-    report(false, "InvalidRecommendations",
-           std::string("ConfigMap ") + location + " key " + kDocumentKey + ": " + parsed.error().str(), 0);
+    // The parse error names the key already ("recommendations.json: not valid JSON").
+    report(false, "InvalidRecommendations", "ConfigMap " + location + ": " + parsed.error().str(), 0);
     answered();
     return again;
   }

@@ -223,8 +223,8 @@ TEST_F(ProactiveFixture, ReloadFailuresKeepTheLastGoodSet) {  // PRO-6, OBS-2
   ASSERT_TRUE(reload());
   EXPECT_EQ(loaded()["status"], "False");
   EXPECT_EQ(loaded()["reason"], "InvalidRecommendations");
-  const std::string invalid =
-      "ConfigMap kubex/recs key recommendations.json: recommendations.json: must be a JSON array";
+  // OBS-1/PRO-6: the message names the ConfigMap and the key once (issue 26: it said the key twice).
+  const std::string invalid = "ConfigMap kubex/recs: recommendations.json: must be a JSON array";
   EXPECT_EQ(loaded()["message"], invalid);
   EXPECT_EQ(reload_status()["lastError"], invalid);
   EXPECT_EQ(reload_status()["lastErrorTime"], common::format_rfc3339(clock.now()));
@@ -261,6 +261,19 @@ TEST_F(ProactiveFixture, ReloadFailuresKeepTheLastGoodSet) {  // PRO-6, OBS-2
   EXPECT_NE(r.error().find("reading ConfigMap kubex/recs: "), std::string::npos) << r.error();
   EXPECT_NE(r.error().find("etcd is down"), std::string::npos) << r.error();
   EXPECT_EQ(api.status(K::kGlobalConfiguration, "", "global-config"), before);
+}
+
+// OBS-1, PRO-6: an InvalidRecommendations message names the ConfigMap, then the key once, then what is wrong (issue 26:
+// "… key recommendations.json: recommendations.json: …" repeated its prefix).
+TEST_F(ProactiveFixture, InvalidRecommendationsMessagesNameTheKeyOnce) {
+  config_maps->put("kubex/recs", "11", {{"recommendations.json", "not json"}});
+  ASSERT_TRUE(reload());
+  EXPECT_EQ(loaded()["reason"], "InvalidRecommendations");
+  EXPECT_EQ(loaded()["message"], "ConfigMap kubex/recs: recommendations.json: not valid JSON");
+  config_maps->put("kubex/recs", "12", {{"recommendations.json", "{}"}});
+  ASSERT_TRUE(reload());
+  EXPECT_EQ(loaded()["message"], "ConfigMap kubex/recs: recommendations.json: must be a JSON array");
+  EXPECT_EQ(reload_status()["lastError"], "ConfigMap kubex/recs: recommendations.json: must be a JSON array");
 }
 
 TEST_F(ProactiveFixture, ConfigMapChangesReloadButReplaysDoNot) {  // PRO-1, PRO-6
