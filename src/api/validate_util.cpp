@@ -188,7 +188,15 @@ std::optional<common::Quantity> Checker::quantity(const json& parent, std::strin
                                                   const std::string& path) {
   const json* v = find(parent, key);
   if (!v) return std::nullopt;
-  if (!v->is_string() && !v->is_number_integer()) {  // x-kubernetes-int-or-string: no floats, no other types
+  if (v->is_number_float()) {
+    // x-kubernetes-int-or-string refuses an unquoted decimal (GPU-3: decimals must be quoted in YAML); say how
+    // to write it, with the user's own number when that reads as a quantity once quoted.
+    std::string quoted = v->dump();
+    if (!common::Quantity::parse(quoted)) quoted = "0.5";
+    error(path, "must be a quantity string, e.g. \"" + quoted + "\" (quote the number)");
+    return std::nullopt;
+  }
+  if (!v->is_string() && !v->is_number_integer()) {  // x-kubernetes-int-or-string: no other types
     error(path, "must be a valid quantity");
     return std::nullopt;
   }

@@ -60,7 +60,8 @@ class Checker {
   std::optional<common::Duration> duration(const nlohmann::json& parent, std::string_view key,
                                            const std::string& path, DurationRule rule);
   // int-or-string quantity (GPU-3): a JSON integer or a quantity string; floats are refused like the CRD
-  // schema refuses them. "must be a valid quantity".
+  // schema refuses them, with a hint to quote them: `must be a quantity string, e.g. "0.5" (quote the number)`.
+  // Anything else: "must be a valid quantity".
   std::optional<common::Quantity> quantity(const nlohmann::json& parent, std::string_view key,
                                            const std::string& path);
   // A string from a fixed set: `unsupported value "x": supported values: "none", "kai"`.

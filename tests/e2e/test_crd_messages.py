@@ -245,3 +245,35 @@ def test_a_container_map_message_names_at_most_8_errors(crds, tmp_path):
     assert len(errors) == 9, errors
     out, lines = apply_lines(crds, MANY_ERRORS)
     assert many_errors_line(lines) == [f"{p}: {m}" for p, m in errors[:8]], out
+
+
+UNQUOTED = """apiVersion: rightsizing.kubex.ai/v1alpha1
+kind: StaticPolicy
+metadata: {name: unquoted, namespace: default}
+spec:
+  automationStrategyRef: {name: s}
+  resources:
+    containers:
+      app:
+        requests: {gpu: 0.5, cpu: 1}
+"""
+
+
+def test_an_unquoted_decimal_is_refused_by_both_and_the_validator_says_to_quote_it(crds, tmp_path):  # GPU-3, VAL-4
+    # GPU-3: quantities are int-or-string, so YAML's number 0.5 is refused: by the schema in Kubernetes' own words
+    # (a type error, as kube-apiserver), by `kubex validate` with the fix (issue 26). A whole number is fine.
+    f = tmp_path / "unquoted.yaml"
+    f.write_text(UNQUOTED)
+    res = subprocess.run([KUBEX, "validate", "-f", str(f)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 1, res
+    assert res.stderr.splitlines() == [
+        f'{f}:1: StaticPolicy/unquoted: spec.resources.containers.app.requests.gpu: must be a quantity string, '
+        'e.g. "0.5" (quote the number)'], res.stderr
+    out, lines = apply_lines(crds, UNQUOTED)
+    assert [f for f, _ in lines if f != "<nil>"] == ["spec.resources.containers.app.requests.gpu"], out
+    assert 'must be of type integer,string: "number"' in out, out
+    quoted = UNQUOTED.replace("gpu: 0.5", 'gpu: "0.5"')
+    res = subprocess.run([KUBEX, "validate", "-f", "-"], input=quoted, capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    crds.kubectl("apply", "-f", "-", input=quoted)
+    crds.kubectl("delete", f"staticpolicies.{GROUP}", "unquoted", "-n", "default")

@@ -297,6 +297,7 @@ const Case kCases[] = {
     {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"\"}}}}", false},
     {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: \"1e3\", floor: \"+1\"}}}}", true},
     {CSP, "GPU-3", "spec: {resources: {containers: {app: {requests: {memory: 1.5Gi, cpu: \"0.1\"}}}}}", true},
+    {SP, "GPU-3", "spec: {resources: {containers: {app: {requests: {gpu: 0.5}}}}}", false},  // unquoted decimal
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"-1\"}}}}", false},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"0.5\", ceiling: \"0.25\"}}}}",
      false},
@@ -587,7 +588,8 @@ const Case kMessageCases[] = {
 bool is_type_error_case(const Case& c) {
   const std::string patch = c.patch;
   return patch.find("weight: \"1\"") != std::string::npos || patch.find("weight: 1.5") != std::string::npos ||
-         patch.find("ceiling: 0.5") != std::string::npos || patch.find("values: [1]") != std::string::npos;
+         patch.find("ceiling: 0.5") != std::string::npos || patch.find("gpu: 0.5}") != std::string::npos ||
+         patch.find("values: [1]") != std::string::npos;
 }
 
 TEST(MessageParity, FirstApplyShowsEveryValidatorErrorWithItsPathAndMessage) {  // API-2, VAL-1, VAL-4

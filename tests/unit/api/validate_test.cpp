@@ -175,8 +175,13 @@ const MessageCase kMessages[] = {
     // Quantities.
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: abc}}}}",
      "spec.enablement.gpu.requests.ceiling: must be a valid quantity"},
-    {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: 0.5}}}}",
-     "spec.enablement.gpu.requests.ceiling: must be a valid quantity"},  // GPU-3: decimals must be quoted
+    // GPU-3: decimals must be quoted; an unquoted one is told how to write it (issue 26).
+    {CAS, "GPU-3", "spec: {enablement: {gpu: {requests: {ceiling: 0.5}}}}",
+     "spec.enablement.gpu.requests.ceiling: must be a quantity string, e.g. \"0.5\" (quote the number)"},
+    {SP, "GPU-3", "spec: {resources: {containers: {app: {requests: {gpu: 0.25, cpu: 1}}}}}",
+     "spec.resources.containers.app.requests.gpu: must be a quantity string, e.g. \"0.25\" (quote the number)"},
+    {CSP, "GPU-3", "spec: {resources: {containers: {\"*\": {limits: {cpu: 0.1}}}}}",
+     "spec.resources.containers.*.limits.cpu: must be a quantity string, e.g. \"0.1\" (quote the number)"},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: \"0\"}}}}",
      "spec.enablement.gpu.requests.ceiling: must be > 0"},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {floor: \"-250m\"}}}}",
