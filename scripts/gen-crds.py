@@ -875,6 +875,35 @@ def global_config_spec():
                      ".minimum", "must be >= 0"),
                 ])),
         }, default={}),
+        "report": obj("What `kubex report` calls idle (RPT-2).", {
+            "idle": obj("A workload is idle when it holds at least `minimumGpus` and, over at least 1h of data, its "
+                        "p95 SM use stays below `smPercent` % of a GPU and its memory footprint below "
+                        "`memoryPercent` % of what it holds.", {
+                "smPercent": int32("p95 SM use below this percent of a GPU, 0-100. Default: `5`.", 5, 0, 100),
+                "memoryPercent": int32("Max memory footprint below this percent of the GPUs held, 0-100. "
+                                       "Default: `10`.", 10, 0, 100),
+                "minimumGpus": dict(quantity("Only workloads holding at least this many GPUs can be idle. Must be "
+                                             "> 0. Default: `\"0.25\"`."), default="0.25"),
+            }, default={}, rules=node_rules([
+                ("has(self.minimumGpus) && !" + is_qty("self.minimumGpus"), ".minimumGpus",
+                 "must be a valid quantity"),
+                ("has(self.minimumGpus) && " + is_qty("self.minimumGpus") + " && " + qty_sign("self.minimumGpus") +
+                 " <= 0", ".minimumGpus", "must be > 0"),
+            ])),
+        }, default={}),
+        "cost": obj("GPU prices for `kubex report` (RPT-3).", {
+            "gpuHourPrices": array("Prices per GPU-hour: the first entry whose `nodeSelector` matches a node prices "
+                                   "that node's GPUs; pods on unpriced nodes have no cost.", obj(
+                "One price.", {
+                    "nodeSelector": label_selector("The nodes this price applies to (an empty selector matches "
+                                                   "every node).", False),
+                    "price": string("Price of one GPU for one hour, a decimal string >= 0 (`\"2.50\"`).",
+                                    max_length=32,
+                                    rules=[rule("self.matches('^[0-9]+([.][0-9]+)?$')", "must be a decimal >= 0")]),
+                    "currency": string("Currency printed with the amounts. Default: `USD`.", "USD",
+                                       max_length=16, rules=[rule("self != ''", "must not be empty")]),
+                }, rules=[required_rule("price")])),
+        }),
     }
     props.update(compat)
     return obj("Engine-wide settings. Exactly one object, named `global-config`.", props, default={})

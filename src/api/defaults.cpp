@@ -282,6 +282,17 @@ void global_config(Catalogue& c) {
   c.object("spec.consolidation.gpuMemoryReserve", true);
   c.integer("spec.consolidation.gpuMemoryReserve.percent", 3);
   c.add("spec.consolidation.gpuMemoryReserve.minimum", "int-or-string", "\"256Mi\"");
+  c.object("spec.report", true);  // RPT-2
+  c.object("spec.report.idle", true);
+  c.integer("spec.report.idle.smPercent", 5);
+  c.integer("spec.report.idle.memoryPercent", 10);
+  c.add("spec.report.idle.minimumGpus", "int-or-string", "\"0.25\"");
+  c.object("spec.cost");  // RPT-3
+  c.array("spec.cost.gpuHourPrices");
+  c.object("spec.cost.gpuHourPrices[]");
+  c.label_selector("spec.cost.gpuHourPrices[].nodeSelector");
+  c.string("spec.cost.gpuHourPrices[].price");
+  c.string("spec.cost.gpuHourPrices[].currency", "USD");
   for (const char* f : {"rescanInterval", "mutationLogInterval", "snapshotInterval", "heartbeatInterval",
                         "proposalSyncInterval", "kubexAPIRequestTimeout"}) {
     c.string(std::string("spec.") + f);
@@ -351,6 +362,15 @@ const std::map<std::string_view, std::size_t>& bounds_table() {
     {"spec.kai.memoryIsolation", 256},
     {"spec.kai.queue", 256},
     {"spec.consolidation.gpuMemoryReserve.minimum", 64},
+    {"spec.report.idle.minimumGpus", 64},
+    {"spec.cost.gpuHourPrices", 64},
+    {"spec.cost.gpuHourPrices[].nodeSelector.matchExpressions", 64},
+    {"spec.cost.gpuHourPrices[].nodeSelector.matchExpressions[].key", 317},
+    {"spec.cost.gpuHourPrices[].nodeSelector.matchExpressions[].operator", 256},
+    {"spec.cost.gpuHourPrices[].nodeSelector.matchExpressions[].values", 64},
+    {"spec.cost.gpuHourPrices[].nodeSelector.matchExpressions[].values[]", 256},
+    {"spec.cost.gpuHourPrices[].price", 32},
+    {"spec.cost.gpuHourPrices[].currency", 16},
     {"spec.kai.schedulerName", 256},
     {"spec.metrics.compute.prometheus.containerLabel", 256},
     {"spec.metrics.compute.prometheus.interpretation", 256},

@@ -220,6 +220,13 @@ struct ConsolidationPolicy {
 
 // ---------------------------------------------------------------- GlobalConfiguration (SPEC §1.6)
 
+// One spec.cost.gpuHourPrices[] entry (RPT-3).
+struct GpuHourPrice {
+  LabelSelector node_selector;
+  double price = 0;          // per GPU-hour
+  std::string currency = "USD";
+};
+
 struct GlobalConfigSpec {
   bool automation_enabled = true;
   std::vector<std::string> protected_namespace_patterns = {"kube-*", "openshift-*", "gmp-*"};
@@ -244,6 +251,12 @@ struct GlobalConfigSpec {
   // spec.consolidation.gpuMemoryReserve (CON-2a).
   std::int32_t gpu_memory_reserve_percent = 3;
   std::int64_t gpu_memory_reserve_minimum_bytes = 256LL * 1024 * 1024;
+  // spec.report.idle (RPT-2): a workload holding at least minimumGpus whose p95 SM use stays under smPercent % of
+  // a GPU and whose memory footprint stays under memoryPercent % of what it holds is idle.
+  std::int32_t report_idle_sm_percent = 5, report_idle_memory_percent = 10;
+  std::int64_t report_idle_minimum_gpus_milli = 250;
+  // spec.cost.gpuHourPrices (RPT-3): the first entry whose nodeSelector matches a node prices its GPUs.
+  std::vector<GpuHourPrice> gpu_hour_prices;
 };
 
 // KAI-1: the cluster's KAI sharing mode, `Disabled`, `NonMemoryEnforced`, `HamiCore` or `NvFractions`:

@@ -111,6 +111,26 @@ Parsed<GlobalConfig> parse_global_config(const nlohmann::json& obj) {
         if (auto q = read_quantity(reserve, "minimum"); q && q->milli_value() >= 0) {
           s.gpu_memory_reserve_minimum_bytes = q->milli_value() / 1000;
         }
+        const json& idle = child_object(child_object(spec, "report"), "idle");  // RPT-2
+        s.report_idle_sm_percent = read_int32(idle, "smPercent", s.report_idle_sm_percent);
+        s.report_idle_memory_percent = read_int32(idle, "memoryPercent", s.report_idle_memory_percent);
+        if (auto q = read_quantity(idle, "minimumGpus"); q && q->milli_value() > 0) {
+          s.report_idle_minimum_gpus_milli = q->milli_value();
+        }
+        if (const json* prices = child(child_object(spec, "cost"), "gpuHourPrices"); prices && prices->is_array()) {
+          for (const json& e : *prices) {  // RPT-3
+            if (!e.is_object()) continue;
+            GpuHourPrice price;
+            price.node_selector = read_selector(e, "nodeSelector");
+            price.currency = read_string(e, "currency", price.currency);
+            try {
+              price.price = std::stod(read_string(e, "price", "0"));
+            } catch (...) {
+              continue;  // invalid (VAL-1 says so); never priced
+            }
+            s.gpu_hour_prices.push_back(std::move(price));
+          }
+        }
       });
 }
 

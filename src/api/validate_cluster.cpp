@@ -20,6 +20,19 @@ void check_string_map(Checker& c, const json& parent, std::string_view key, cons
   }
 }
 
+// A decimal string >= 0 as prices are written: digits with an optional fraction ("2.50", "0", "12").
+bool is_decimal(const std::string& s) {
+  std::size_t i = 0, digits = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    std::size_t frac = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++frac;
+    if (frac == 0) return false;
+  }
+  return digits > 0 && i == s.size() && s.size() <= 32;
+}
+
 }  // namespace
 
 void validate_consolidation_spec(Checker& c, const json& spec) {
@@ -92,6 +105,39 @@ void validate_global_config_spec(Checker& c, const json& spec) {
       c.integer(*reserve, "percent", rp + ".percent", 0, 50);
       if (auto q = c.quantity(*reserve, "minimum", rp + ".minimum"); q && q->sign() < 0) {
         c.error(rp + ".minimum", "must be >= 0");
+      }
+    }
+  }
+  if (const json* report = c.object(spec, "report", "spec.report")) {  // RPT-2
+    const std::string ip = "spec.report.idle";
+    if (const json* idle = c.object(*report, "idle", ip)) {
+      c.integer(*idle, "smPercent", ip + ".smPercent", 0, 100);
+      c.integer(*idle, "memoryPercent", ip + ".memoryPercent", 0, 100);
+      if (auto q = c.quantity(*idle, "minimumGpus", ip + ".minimumGpus"); q && q->sign() <= 0) {
+        c.error(ip + ".minimumGpus", "must be > 0");
+      }
+    }
+  }
+  if (const json* cost = c.object(spec, "cost", "spec.cost")) {  // RPT-3
+    const std::string pp = "spec.cost.gpuHourPrices";
+    if (const json* prices = c.list(*cost, "gpuHourPrices", pp)) {
+      for (std::size_t i = 0; i < prices->size(); ++i) {
+        const std::string ip = common::index_path(pp, i);
+        const json& e = (*prices)[i];
+        if (!e.is_object()) {
+          c.error(ip, "must be an object");
+          continue;
+        }
+        check_label_selector(c, e, "nodeSelector", ip + ".nodeSelector", false);
+        const json* price = Checker::find(e, "price");
+        if (!price) {
+          c.error(ip + ".price", "required");
+        } else if (!price->is_string() || !is_decimal(price->get<std::string>())) {
+          c.error(ip + ".price", "must be a decimal >= 0");
+        }
+        if (auto cur = c.string(e, "currency", ip + ".currency"); cur && cur->empty()) {
+          c.error(ip + ".currency", "must not be empty");
+        }
       }
     }
   }

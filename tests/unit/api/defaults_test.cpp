@@ -132,7 +132,8 @@ TEST(Defaults, ClusterKindDefaults) {  // SPEC §1.5-1.7
     "webhookHealth": {"failureThreshold": 2, "successThreshold": 3, "transitionCheckInterval": "10s"},
     "kai": {"schedulerName": "kai-scheduler", "memoryIsolation": "None", "reservationNamespace": "kai-resource-reservation"},
     "proactive": {"headroomPercent": 20},
-    "consolidation": {"gpuMemoryReserve": {"percent": 3, "minimum": "256Mi"}}})"));
+    "consolidation": {"gpuMemoryReserve": {"percent": 3, "minimum": "256Mi"}},
+    "report": {"idle": {"smPercent": 5, "memoryPercent": 10, "minimumGpus": "0.25"}}})"));
   o = defaulted(Kind::kPolicyEvaluation, "{metadata: {name: policy-evaluation}}");
   EXPECT_EQ(o["spec"]["precedence"], json::parse(R"([
     {"type": "GpuReactivePolicy", "priority": 120}, {"type": "ClusterGpuReactivePolicy", "priority": 110},

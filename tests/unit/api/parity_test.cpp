@@ -287,6 +287,16 @@ const Case kCases[] = {
     {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {percent: 60}}}", false},
     {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {minimum: \"-1Mi\"}}}", false},
     {GC, "CON-2a", "spec: {consolidation: {gpuMemoryReserve: {minimum: lots}}}", false},
+    {GC, "RPT-2", "spec: {report: {idle: {smPercent: 3, memoryPercent: 20, minimumGpus: \"0.5\"}}}", true},
+    {GC, "RPT-2", "spec: {report: {idle: {smPercent: 101}}}", false},
+    {GC, "RPT-2", "spec: {report: {idle: {minimumGpus: \"0\"}}}", false},
+    {GC, "RPT-2", "spec: {report: {idle: {minimumGpus: lots}}}", false},
+    {GC, "RPT-3", "spec: {cost: {gpuHourPrices: [{nodeSelector: {matchLabels: {a: b}}, price: \"2.50\"}, {price: \"0\", "
+                  "currency: EUR}]}}", true},
+    {GC, "RPT-3", "spec: {cost: {gpuHourPrices: [{price: \"-1\"}]}}", false},
+    {GC, "RPT-3", "spec: {cost: {gpuHourPrices: [{price: \"2,50\"}]}}", false},
+    {GC, "RPT-3", "spec: {cost: {gpuHourPrices: [{currency: USD}]}}", false},
+    {GC, "RPT-3", "spec: {cost: {gpuHourPrices: [{price: \"1\", currency: \"\"}]}}", false},
     // Quantities, floor <= ceiling.
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: abc}}}}", false},
     {CAS, "VAL-4 quantities", "spec: {enablement: {gpu: {requests: {ceiling: \"0\"}}}}", false},
