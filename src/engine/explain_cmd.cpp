@@ -14,6 +14,7 @@
 #include "engine/command_client.h"
 #include "engine/explain_build.h"
 #include "engine/explain_report.h"
+#include "engine/synced_informers.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "observe/caches.h"
@@ -30,44 +31,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr const char* kCommand = "kubex explain";
-constexpr auto kSyncTimeout = std::chrono::seconds(60);
-constexpr auto kGiveUpOnErrors = std::chrono::seconds(10);
 
 std::string api_error(const kube::ApiStatus& s) {
   return s.message.empty() ? s.reason + " (" + std::to_string(s.code) + ")" : s.message;
 }
-
-// Starts the informers, waits for each to list once, and stops them when done.
-class SyncedInformers {
- public:
-  explicit SyncedInformers(std::vector<std::shared_ptr<kube::Informer>> informers)
-      : informers_(std::move(informers)) {
-    for (auto& i : informers_) i->start();
-  }
-  ~SyncedInformers() {
-    for (auto& i : informers_) i->stop();
-  }
-  // The path of the first informer that did not sync in time, "" when all did. One whose lists keep failing
-  // (RBAC, a broken API) is given up on after kGiveUpOnErrors rather than the whole kSyncTimeout.
-  std::string wait() const {
-    const auto start = std::chrono::steady_clock::now();
-    while (true) {
-      const auto waited = std::chrono::steady_clock::now() - start;
-      const kube::Informer* pending = nullptr;
-      for (const auto& i : informers_) {
-        if (i->synced()) continue;
-        if (!pending) pending = i.get();
-        if (waited >= kGiveUpOnErrors && i->stats().errors > 0) return i->path();
-      }
-      if (!pending) return "";
-      if (waited >= kSyncTimeout) return pending->path();
-      pending->wait_synced(std::chrono::milliseconds(200));
-    }
-  }
-
- private:
-  std::vector<std::shared_ptr<kube::Informer>> informers_;
-};
 
 // The REST path of a pod or an owner kind (SEL-1) object.
 std::string object_path(const std::string& kind, const std::string& ns, const std::string& name) {

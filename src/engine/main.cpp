@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/explain_cmd.h"
 #include "engine/plan_cmd.h"
+#include "engine/report_cmd.h"
 #include "engine/validate_cmd.h"
 
 namespace {
@@ -149,6 +150,29 @@ int main(int argc, char** argv) {
                       "File holding the bearer token sent to Prometheus");
   explain->add_option("--prometheus-ca-file", xo.prometheus_ca_file,
                       "PEM CA bundle that verifies an https Prometheus URL");
+  // CLI-4 / RPT-1: kubex report (src/engine/report_cmd.h).
+  kubex::engine::ReportOptions ro;
+  auto* report = app.add_subcommand(
+      "report", "GPUs as written vs held, idle workloads, cost and reclaimable GPUs per namespace (read-only)");
+  report->add_option("--since", ro.since, "Window of the usage, GPU-hours and cost (24h, 90m, 7d)")
+      ->capture_default_str();
+  report->add_option("-o", ro.output, "Format: table, json or html")
+      ->check(CLI::IsMember({"table", "json", "html"}))
+      ->capture_default_str();
+  report->add_option("--output", ro.output_file, "Write the report to FILE instead of stdout");
+  report->add_option("--kubeconfig", ro.kubeconfig,
+                     "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  report->add_option("--context", ro.context, "Kubeconfig context to use (default: current-context)");
+  report->add_option("--global-config-name", ro.global_config_name, "Name of the GlobalConfiguration singleton")
+      ->capture_default_str();
+  report->add_option("--policy-evaluation-name", ro.policy_evaluation_name, "Name of the PolicyEvaluation singleton")
+      ->capture_default_str();
+  report->add_option("--prometheus-url", ro.prometheus_url,
+                     "Prometheus to query for usage (default: global-config's spec.prometheus.url)");
+  report->add_option("--prometheus-bearer-token-file", ro.prometheus_bearer_token_file,
+                     "File holding the bearer token sent to Prometheus");
+  report->add_option("--prometheus-ca-file", ro.prometheus_ca_file,
+                     "PEM CA bundle that verifies an https Prometheus URL");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -157,7 +181,7 @@ int main(int argc, char** argv) {
       auto rest = app.remaining();
       return usage_error("kubex", (rest.empty() ? std::string("a command is required")
                                                 : "unknown command or flag \"" + rest.front() + "\"") +
-                                      " (commands: engine, validate, plan, explain, version)");
+                                      " (commands: engine, validate, plan, explain, report, version)");
     }
     std::string command = "kubex";
     for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
@@ -211,5 +235,6 @@ int main(int argc, char** argv) {
   if (plan_consolidation->parsed())
     return kubex::engine::run_plan_consolidation(po, std::cin, std::cout, std::cerr);
   if (explain->parsed()) return kubex::engine::run_explain(xo, std::cout, std::cerr);
+  if (report->parsed()) return kubex::engine::run_report(ro, std::cout, std::cerr);
   return 0;
 }

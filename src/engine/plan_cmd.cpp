@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "api/kinds.h"
@@ -45,8 +46,27 @@ class Run {
     if (!o_.file.empty() && !read_file(sources)) return kExitFailed;
     auto client = command_client(o_.kubeconfig, o_.context);
     if (!client) return fail(client.error().str());
-    kube::Client& c = **client;
+    std::vector<PolicyPlan> plans;
+    int exit = collect(**client, std::move(sources), plans);
+    if (exit != kExitOk && plans.empty()) return exit;
+    if (o_.output == "json") {
+      json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"}, {"kind", "ConsolidationPlan"}, {"policies", json::array()}};
+      for (const auto& p : plans) doc["policies"].push_back(policy_plan_json(p));
+      out_ << doc.dump(2) << "\n";
+    } else if (plans.empty()) {
+      out_ << "No GpuConsolidationPolicy in the cluster.\n";
+    } else {
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        if (i) out_ << "\n";
+        print_policy_plan(plans[i], out_);
+      }
+    }
+    return exit;
+  }
 
+  // The plans of `sources` (plus the cluster's policies per --policy, or all of them without -f): kExitOk, or
+  // kExitFailed after printing why (with `plans` empty when nothing could be planned).
+  int collect(kube::Client& c, std::vector<Source> sources, std::vector<PolicyPlan>& plans) {
     const auto kind = api::Kind::kGpuConsolidationPolicy;
     if (!o_.policy.empty()) {
       auto got = c.get(api::object_path(kind, "", o_.policy));
@@ -77,22 +97,9 @@ class Run {
     if (!inventory) return fail("cannot read nodes, pods and PodDisruptionBudgets: " + api_error(inventory.error()));
 
     int exit = kExitOk;
-    std::vector<PolicyPlan> plans;
     for (const auto& s : sources) {
       plans.push_back(plan_one(s, **inventory, reservation_ns));
       if (!plans.back().errors.empty()) exit = kExitFailed;
-    }
-    if (o_.output == "json") {
-      json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"}, {"kind", "ConsolidationPlan"}, {"policies", json::array()}};
-      for (const auto& p : plans) doc["policies"].push_back(policy_plan_json(p));
-      out_ << doc.dump(2) << "\n";
-    } else if (plans.empty()) {
-      out_ << "No GpuConsolidationPolicy in the cluster.\n";
-    } else {
-      for (std::size_t i = 0; i < plans.size(); ++i) {
-        if (i) out_ << "\n";
-        print_policy_plan(plans[i], out_);
-      }
     }
     return exit;
   }
@@ -172,6 +179,28 @@ class Run {
 };
 
 }  // namespace
+
+common::Result<std::vector<PolicyPlan>> plan_cluster_policies(kube::Client& client,
+                                                              const std::string& global_config_name) {
+  PlanOptions o;
+  o.global_config_name = global_config_name;
+  std::istringstream in;
+  std::ostringstream out, err;
+  std::vector<PolicyPlan> plans;
+  try {
+    Run run(o, in, out, err);
+    if (run.collect(client, {}, plans) != kExitOk && plans.empty()) {
+      std::string e = err.str();
+      const std::string prefix = std::string(kCommand) + ": ";
+      if (e.rfind(prefix, 0) == 0) e = e.substr(prefix.size());
+      while (!e.empty() && e.back() == '\n') e.pop_back();
+      return common::fail(e);
+    }
+  } catch (const std::exception& e) {
+    return common::fail(e.what());
+  }
+  return plans;
+}
 
 int run_plan_consolidation(const PlanOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   try {

@@ -16,6 +16,13 @@
 
 #include <iosfwd>
 #include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace kubex::kube {
+class Client;
+}
 
 namespace kubex::engine {
 
@@ -26,6 +33,13 @@ struct PlanOptions {
   std::string output = "table";  // table | json
   std::string global_config_name = "global-config";
 };
+
+struct PolicyPlan;
+
+// Every GpuConsolidationPolicy of the cluster planned as above (for `kubex report`, RPT-1), or why the cluster
+// could not be read. Invalid policies come back with their errors.
+common::Result<std::vector<PolicyPlan>> plan_cluster_policies(kube::Client& client,
+                                                              const std::string& global_config_name);
 
 // Never throws. `in` is standard input (for -f -).
 int run_plan_consolidation(const PlanOptions& options, std::istream& in, std::ostream& out, std::ostream& err);

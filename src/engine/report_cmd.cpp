@@ -1,0 +1,198 @@
+#include "engine/report_cmd.h"
+
+#include <exception>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "common/duration.h"
+#include "common/log.h"
+#include "common/time_format.h"
+#include "decide/policy/catalog.h"
+#include "decide/policy/match.h"
+#include "engine/command_client.h"
+#include "engine/plan_cmd.h"
+#include "engine/report_model.h"
+#include "engine/synced_informers.h"
+#include "kube/cache/informer.h"
+#include "kube/client/client.h"
+#include "kube/client/kubeconfig.h"
+#include "observe/caches.h"
+#include "observe/catalog.h"
+#include "observe/report_inputs.h"
+#include "observe/workloads.h"
+#include "prom/client.h"
+
+namespace kubex::engine {
+namespace {
+
+using nlohmann::json;
+namespace dr = decide::report;
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+constexpr const char* kCommand = "kubex report";
+
+// --since: a Go duration ("24h", "90m") or a number of days ("7d").
+common::Result<std::chrono::seconds> parse_since(const std::string& s) {
+  if (s.size() > 1 && s.back() == 'd' && s.find_first_not_of("0123456789") == s.size() - 1) {
+    const long days = std::stol(s.substr(0, s.size() - 1));
+    if (days >= 1 && days <= 3650) return std::chrono::seconds(days * 86400);
+  }
+  auto d = common::parse_go_duration(s);
+  if (!d) return std::unexpected(d.error());
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(*d);
+  if (secs < std::chrono::minutes(1)) return common::fail("must be at least 1m");
+  return secs;
+}
+
+// The PolicyEvaluationEvictResize events of the cluster, each mapped to its workload by the pod's name (the
+// pod itself is gone): namespace and the owner kind's pod-name pattern (PRO-2).
+std::vector<EvictionResize> eviction_resizes(kube::Client& client, const std::vector<observe::ReportWorkload>& ws,
+                                             std::string& error) {
+  std::vector<prom::HistoryWorkload> known;
+  for (const auto& w : ws) known.push_back({w.input.kind, w.input.ns, w.input.name, false});
+  std::vector<EvictionResize> out;
+  auto listed = client.list("/api/v1/events", {}, [&](json&& e) {
+    if (e.value("reason", "") != "PolicyEvaluationEvictResize") return;
+    const json& obj = e.value("involvedObject", json::object());
+    EvictionResize r;
+    r.ns = obj.value("namespace", "");
+    r.pod = obj.value("name", "");
+    for (const char* k : {"lastTimestamp", "eventTime"}) {
+      if (e.contains(k) && e[k].is_string() && !e[k].get<std::string>().empty()) {
+        r.at = e[k].get<std::string>();
+        break;
+      }
+    }
+    if (r.at.empty()) r.at = e.value("metadata", json::object()).value("creationTimestamp", "");
+    r.message = e.value("message", "");
+    if (const prom::HistoryWorkload* w = prom::history_owner(known, r.ns, r.pod)) r.workload = w->kind + "/" + w->name;
+    out.push_back(std::move(r));
+  });
+  if (!listed) error = listed.error().message.empty() ? listed.error().reason : listed.error().message;
+  std::sort(out.begin(), out.end(), [](const EvictionResize& a, const EvictionResize& b) { return a.at > b.at; });
+  return out;
+}
+
+class Run {
+ public:
+  Run(const ReportOptions& o, std::ostream& out, std::ostream& err) : o_(o), out_(out), err_(err) {}
+
+  int run() {
+    auto window = parse_since(o_.since);
+    if (!window) {
+      err_ << kCommand << ": --since \"" << o_.since << "\": " << window.error().str()
+           << " (a duration such as 24h, 90m or 7d)\n";
+      return kExitUsage;
+    }
+    auto conn = kube::resolve_connection(o_.kubeconfig, o_.context);
+    auto client = command_client(o_.kubeconfig, o_.context);
+    if (!client) return fail(client.error().str());
+    kube::Client& c = **client;
+
+    ReportData r;
+    r.now = common::RealClock::instance().now();
+    r.window = *window;
+    r.since = o_.since;
+    if (conn) r.cluster = (conn->context.empty() ? "" : conn->context + " ") + "(" + conn->server + ")";
+
+    observe::Caches caches = observe::make_caches(*client);
+    observe::CatalogOptions copts;
+    copts.global_config_name = o_.global_config_name;
+    copts.policy_evaluation_name = o_.policy_evaluation_name;
+    observe::CatalogCache catalog(*client, copts);
+    std::vector<std::shared_ptr<kube::Informer>> informers;
+    for (auto& [n, inf] : caches.all()) informers.push_back(inf);
+    for (auto& [n, inf] : catalog.informers()) informers.push_back(inf);
+    SyncedInformers synced(std::move(informers));
+    if (auto stuck = synced.wait(); !stuck.empty()) return fail("cannot read " + stuck + " from the API server");
+
+    auto cat = catalog.catalog();
+    const api::GlobalConfigSpec& g = cat->global();
+    r.idle = dr::idle_rule(g);
+    r.priced = !g.gpu_hour_prices.empty();
+    std::vector<observe::ReportWorkload> workloads = observe::report_workloads(caches, g.gpu_hour_prices);
+    for (auto& w : workloads) {
+      const decide::policy::Match m = decide::policy::match_policies(
+          observe::decision_workload(*w.view), cat->candidates(), cat->evaluation(), g.protected_namespace_patterns);
+      w.input.managed = m.managed && !m.on_hold;
+    }
+
+    prom::Options po;
+    po.url = o_.prometheus_url.empty() ? g.prometheus_url : o_.prometheus_url;
+    po.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(g.prometheus_request_timeout);
+    po.bearer_token_file = o_.prometheus_bearer_token_file;
+    po.ca_file = o_.prometheus_ca_file;
+    r.prometheus_url = po.url;
+    if (auto querier = prom::connect(po); !querier) {
+      r.prometheus_error = querier.error().str();
+    } else {
+      observe::UsageReadResult read = observe::read_report_usage(**querier, workloads, r.window, r.now);
+      if (!read.errors.empty()) r.prometheus_error = read.errors.front();
+    }
+
+    std::vector<dr::WorkloadInput> inputs;
+    for (const auto& w : workloads) inputs.push_back(w.input);
+    r.summary = dr::summarize(inputs, r.idle, r.window, r.now);
+
+    if (auto plans = plan_cluster_policies(c, o_.global_config_name)) {
+      r.consolidation = std::move(*plans);
+    } else {
+      r.consolidation_error = plans.error().str();
+    }
+    const observe::DeviceInventory devices = observe::device_inventory(caches, g.kai_reservation_namespace);
+    r.pods_per_gpu = dr::pods_per_gpu(devices.node_gpus, devices.pods);
+    r.resizes = eviction_resizes(c, workloads, r.events_error);
+    return write(r);
+  }
+
+ private:
+  int fail(const std::string& message) {
+    err_ << kCommand << ": " << message << "\n";
+    return kExitFailed;
+  }
+
+  int write(const ReportData& r) {
+    std::ofstream file;
+    std::ostream* os = &out_;
+    if (!o_.output_file.empty()) {
+      file.open(o_.output_file, std::ios::out | std::ios::trunc);
+      if (!file) return fail("cannot write " + o_.output_file);
+      os = &file;
+    }
+    if (o_.output == "json") {
+      *os << report_json(r).dump(2) << "\n";
+    } else if (o_.output == "html") {
+      print_report_html(r, *os);
+    } else {
+      print_report_table(r, *os);
+    }
+    if (file.is_open()) {
+      file.close();
+      if (!file) return fail("cannot write " + o_.output_file);
+      err_ << "wrote " << o_.output_file << "\n";
+    }
+    return kExitOk;
+  }
+
+  const ReportOptions& o_;
+  std::ostream& out_;
+  std::ostream& err_;
+};
+
+}  // namespace
+
+int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  // The informers' JSON log lines are the engine's; a command's stdout is its report (CLI §13a).
+  common::set_log_level(common::LogLevel::kOff);
+  try {
+    return Run(options, out, err).run();
+  } catch (const std::exception& e) {
+    err << kCommand << ": " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+}  // namespace kubex::engine
