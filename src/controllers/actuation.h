@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "controllers/workload_evictions.h"
 #include "controllers/workload_controller.h"
+#include "controllers/workload_gpus_gauge.h"
 #include "decide/actuation/actuation.h"
 #include "observe/actuation.h"
 
@@ -62,11 +63,14 @@ class ActuationController final : public WorkloadController {
 
  private:
   kube::ReconcileOutcome reconcile_workload(const std::string& key) override;
+  void publish_gpus(const std::string& key, const WorkloadContext& w,
+                    const std::vector<decide::actuation::PodFacts>& pods);
 
   ActuationDeps deps_;
   ActuationOptions options_;
   common::Logger log_{"controller.actuation"};
   EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key
+  WorkloadGpusGauge gpus_;   // kubex_workload_gpus (RPT-5)
 };
 
 }  // namespace kubex::controllers

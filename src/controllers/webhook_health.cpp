@@ -1,5 +1,8 @@
 #include "controllers/webhook_health.h"
 
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -37,6 +40,17 @@ WebhookHealthController::WebhookHealthController(std::shared_ptr<act::ProbeRunne
           kWebhookHealthController, [this](const std::string&) { return reconcile(); },
           kube::ControllerOptions{1, &clock_, nullptr, options_.metrics}) {
   options_.min_interval = std::max<common::Duration>(options_.min_interval, std::chrono::milliseconds(10));
+  if (options_.metrics) {
+    healthy_family_ = &options_.metrics->gauge_family(
+        "kubex_webhook_healthy", "1 while PodAdmissionWebhookHealthy is True, else 0 (leader only).");
+  }
+}
+
+void WebhookHealthController::publish(decide::WebhookHealth h) {
+  if (signal_) signal_->set(h);
+  // OBS-5, RPT-6: the series appears with the first verdict, so only the replica that runs this controller (the
+  // leader, ENG-1) exports it.
+  if (healthy_family_) healthy_family_->Add({}).Set(h == decide::WebhookHealth::kHealthy ? 1 : 0);
 }
 
 WebhookHealthController::~WebhookHealthController() {
@@ -155,7 +169,7 @@ kube::ReconcileOutcome WebhookHealthController::reconcile() {
   }
   if (first) {
     // WHH-3: the condition starts as Unknown/Probing.
-    if (signal_) signal_->set(decide::WebhookHealth::kUnknown);
+    publish(decide::WebhookHealth::kUnknown);
     write_status(decide::WebhookHealthState{}, nullptr, clock_.now());
   }
   decide::WebhookProbeResult result = probe(cached.get());
@@ -167,7 +181,7 @@ kube::ReconcileOutcome WebhookHealthController::reconcile() {
     state_ = step.next;
     scheduled_ = s.interval;
   }
-  if (signal_) signal_->set(step.next.health);
+  publish(step.next.health);
   if (result.success) {
     log_.debug("webhook probe succeeded", {{"consecutiveSuccesses", step.next.consecutive_successes}});
   } else {

@@ -19,6 +19,11 @@
 #include "decide/status/webhook_health.h"
 #include "kube/runtime/controller.h"
 
+namespace prometheus {
+class Gauge;
+template <typename T>
+class Family;
+}  // namespace prometheus
 namespace kubex::kube {
 class EventRecorder;
 class Metrics;
@@ -69,6 +74,8 @@ class WebhookHealthController final : public kube::Runnable {
     std::int64_t success_threshold, failure_threshold;
   };
   Settings settings(const api::GlobalConfigObject* cached) const;
+  // The verdict to the signal (ACT-2) and to kubex_webhook_healthy.
+  void publish(decide::WebhookHealth h);
   decide::WebhookProbeResult probe(const api::GlobalConfigObject* cached);
   // `result` is null for the start-up write. A missing global-config is retried with the next probe.
   void write_status(const decide::WebhookHealthState& s, const decide::WebhookProbeResult* result,
@@ -78,6 +85,7 @@ class WebhookHealthController final : public kube::Runnable {
   std::shared_ptr<GlobalConfigStatus> status_;
   const observe::GlobalConfigView& global_config_;
   kube::EventRecorder* events_;
+  prometheus::Family<prometheus::Gauge>* healthy_family_ = nullptr;
   std::shared_ptr<WebhookHealthSignal> signal_;
   WebhookHealthOptions options_;
   const common::Clock& clock_;
