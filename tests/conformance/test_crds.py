@@ -73,3 +73,14 @@ def test_real_apiserver_container_map_message_names_8_errors(crds, tmp_path):  #
     assert len(errors) == 9, errors
     out, lines = dry_run_apply_lines(crds, msgs.MANY_ERRORS)
     assert set(msgs.many_errors_line(lines)) <= {f"{p}: {m}" for p, m in errors}, out  # any 8: map order
+
+
+def test_real_apiserver_refuses_an_unquoted_decimal_as_kubex_sim_does(crds, tmp_path):  # GPU-3, VAL-4
+    # int-or-string quantities: kube-apiserver refuses YAML's number 0.5 with its type error on the validator's path
+    # (kubex-sim: test_crd_messages.py), and `kubex validate` says to quote it.
+    out, lines = dry_run_apply_lines(crds, msgs.UNQUOTED)
+    assert [f for f, _ in lines if f != "<nil>"] == ["spec.resources.containers.app.requests.gpu"], out
+    assert 'must be of type integer,string: "number"' in out, out
+    res = msgs.subprocess.run([msgs.KUBEX, "validate", "-f", "-"], input=msgs.UNQUOTED, capture_output=True,
+                              text=True, timeout=60)
+    assert res.returncode == 1 and 'must be a quantity string, e.g. "0.5" (quote the number)' in res.stderr, res
