@@ -208,7 +208,14 @@ class Run {
   }
 
   int finish() {
-    if (json_output()) out_ << report_.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    if (json_output()) {
+      out_ << report_.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    } else if (exit_ == kExitValid) {  // CLI-3: success says so, on stdout ("3 objects valid")
+      const std::size_t valid = report_["documents"].size(), skipped = report_["skipped"].size();
+      out_ << valid << (valid == 1 ? " object" : " objects") << " valid";
+      if (skipped > 0) out_ << ", " << skipped << " skipped (not rightsizing.kubex.ai)";
+      out_ << "\n";
+    }
     return exit_;
   }
 

@@ -12,6 +12,8 @@
 //   FILE:LINE: KIND/NAME: warning: TEXT
 //   FILE:LINE: KIND/NAME: skipped: not a rightsizing.kubex.ai object
 //   FILE: MESSAGE                      (the file does not parse, cannot be read, or holds no object)
+// On success (exit 0) one line on stdout: `N objects valid` ("1 object valid"), then `, M skipped (not
+// rightsizing.kubex.ai)` when documents of other groups were skipped; warnings stay on stderr.
 // `--output json` prints one JSON report on stdout instead (see run_validate).
 // Exit code: 0 when every validated document is valid, 1 when any document is invalid, does not parse, or an
 // input holds no object at all (an empty file, only comments, a directory without manifests), 2 on usage or

@@ -134,6 +134,34 @@ def test_validate_names_the_line_each_object_starts_at(tmp_path):  # CLI-3: <fil
     assert [(s["kind"], s["line"]) for s in report["skipped"]] == [("ConfigMap", 7)]
 
 
+def test_validate_says_how_many_objects_are_valid(tmp_path):  # CLI-3: exit 0, `N objects valid` on stdout
+    # issue 26: a successful run printed nothing, so a new user could not tell it from a run that read nothing.
+    one = tmp_path / "one.yaml"
+    one.write_text(MULTI.split("---")[0])
+    res = kubex("validate", "-f", str(one))
+    assert (res.returncode, res.stdout, res.stderr) == (0, "1 object valid\n", ""), res
+    res = kubex("validate", "-f", str(ROOT / "examples" / "kai-gpu-sharing.yaml"))
+    assert (res.returncode, res.stdout, res.stderr) == (0, "3 objects valid\n", ""), res
+    # Warnings stay on stderr; objects of other groups are counted as skipped.
+    warn = tmp_path / "warn.yaml"
+    warn.write_text(MULTI.split("---")[1] + "---\n" + """apiVersion: rightsizing.kubex.ai/v1alpha1
+kind: ClusterAutomationStrategy
+metadata: {name: warn}
+spec:
+  experimental: {gpuKaiContract: v1alpha1-2026-07}
+  enablement: {overrideScheduler: kai}
+""")
+    res = kubex("validate", "-f", str(warn))
+    assert res.returncode == 0, res
+    assert res.stdout == "1 object valid, 1 skipped (not rightsizing.kubex.ai)\n", res
+    assert res.stderr.splitlines() == [
+        f"{warn}:2: ConfigMap/cm: skipped: not a rightsizing.kubex.ai object",
+        f'{warn}:7: ClusterAutomationStrategy/warn: warning: spec.enablement.gpu.requests.ceiling: "1" is '
+        'recommended when overrideScheduler is "kai"'], res.stderr
+    # -o json is the report alone.
+    assert json.loads(kubex("validate", "-f", str(one), "-o", "json").stdout)["valid"] is True
+
+
 @pytest.mark.parametrize("text", ["", "\n\n", "# nothing here\n", "---\n---\n", "kind: List\napiVersion: v1\nitems: []\n"])
 def test_validate_an_input_without_objects_is_an_error(tmp_path, text):  # CLI-3: exit 1 when no object
     f = tmp_path / "empty.yaml"
