@@ -180,6 +180,27 @@ def test_validate_an_input_without_objects_is_an_error(tmp_path, text):  # CLI-3
     assert res.returncode == 1 and "no .yaml, .yml or .json file" in res.stderr, res
 
 
+def by_hand_engine_commands():
+    """Every `build/bin/kubex engine` command of README.md and docs/*.md, continuation lines joined."""
+    found = []
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = re.sub(r"\\\n\s*", " ", path.read_text())
+        found += [(path.name, line.strip()) for line in text.splitlines() if "build/bin/kubex engine " in line]
+    return found
+
+
+def test_by_hand_engine_commands_serve_metrics_and_health_on_loopback_only():  # ENG-3
+    # ENG-3's defaults (:8080, :8081) are every interface, right in a pod; a command a user copies onto a
+    # workstation keeps /metrics and /healthz on 127.0.0.1, like its webhook (issue 26).
+    commands = by_hand_engine_commands()
+    assert {name for name, _ in commands} >= {"README.md", "install.md"}, commands
+    for name, command in commands:
+        binds = dict(re.findall(r"--((?:metrics|health-probe|webhook)-bind-address)[= ](\S+)", command))
+        assert binds.get("metrics-bind-address", "").startswith("127.0.0.1:"), (name, command)
+        assert binds.get("health-probe-bind-address", "").startswith("127.0.0.1:"), (name, command)
+        assert binds.get("webhook-bind-address", "127.0.0.1:").startswith("127.0.0.1:"), (name, command)
+
+
 @pytest.fixture(scope="module")
 def csim(sim_factory):
     return sim_factory(extra_args=["--no-cluster"])
