@@ -10,8 +10,10 @@
 #include "common/time_format.h"
 #include "controllers/workload_evictions.h"
 #include "decide/actuation/rollback.h"
+#include "decide/admission/constraints.h"
 #include "decide/admission/exits.h"
 #include "decide/admission/fraction_limit.h"
+#include "decide/admission/pause.h"
 #include "decide/admission/pod_mutation.h"
 #include "decide/desired_annotations.h"
 #include "decide/policy/catalog.h"
@@ -112,6 +114,57 @@ std::string kai_limit_text(const json& pod, const std::string& sharing_mode, con
   return "gpu-fraction.limit " + r.fraction_limit_text + " (" + how + ")";
 }
 
+// ADM-4 / ACT-2: the pause-until that pauses a pod, in decide::paused_by's order (the pod, its owner, the owner's
+// pod template, the namespace), and the object that carries it; nullopt when none is in force. `pod` is null
+// when there is no live pod (a pod created now carries the template's annotations: the owner template source).
+std::optional<ExplainPause> pause_of(const decide::AnnotationMap* pod, const std::string& pod_name,
+                                     const decide::AnnotationMap& owner, const decide::AnnotationMap& owner_template,
+                                     const decide::AnnotationMap& ns_annotations, const std::string& owner_ref,
+                                     const std::string& ns, common::TimePoint now, bool checked) {
+  decide::PauseSources sources;
+  sources.pod = pod;
+  sources.owner = &owner;
+  sources.owner_template = &owner_template;
+  sources.ns = &ns_annotations;
+  const std::optional<std::string> by = decide::paused_by(sources, now);
+  if (!by) return std::nullopt;
+  ExplainPause p;
+  p.source = *by;
+  const decide::AnnotationMap* on = &ns_annotations;
+  p.object = "Namespace/" + ns;
+  if (*by == "pod") {
+    on = pod;
+    p.object = "Pod/" + pod_name;
+  } else if (*by == "owner") {
+    on = &owner;
+    p.object = owner_ref;
+  } else if (*by == "owner template") {
+    on = &owner_template;
+    p.object = owner_ref + " (pod template)";
+  }
+  p.value = on->at(api::keys::kPauseUntil);
+  if (p.value == "infinite") {
+    p.meaning = "no end";
+  } else if (common::parse_rfc3339(p.value)) {
+    p.meaning = "until " + p.value;
+  } else {
+    p.meaning = "not an RFC 3339 time or \"infinite\", so it counts as paused";
+  }
+  p.checked = checked;
+  return p;
+}
+
+decide::AnnotationMap annotations_of(const json& pod) {
+  decide::AnnotationMap out;
+  auto meta = pod.find("metadata");
+  if (meta == pod.end() || !meta->is_object()) return out;
+  auto a = meta->find("annotations");
+  if (a == meta->end() || !a->is_object()) return out;
+  for (const auto& [k, v] : a->items())
+    if (v.is_string()) out.emplace(k, v.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view, const json& new_pod,
@@ -183,6 +236,15 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   if (!e.kai_mode.empty() && d.pod) e.kai_limit = kai_limit_text(*d.pod, e.kai_mode, match, desired);
   e.admission_result = decide::result_name(d.result);
   for (const auto& c : d.summary.failed_checks) e.admission_stops.push_back(explain_reason(c));
+  // ADM-4: where a pause comes from; the explained pod's own annotations first, as actuation reads them (ACT-2).
+  {
+    const dp::MatchedPolicy* governing = desired.governing_policy(match);
+    const bool checked = governing && governing->strategy &&
+                         governing->strategy->spec.safety.enable_pause_until_annotation_check;
+    const decide::AnnotationMap live_annotations = live_pod ? annotations_of(*live_pod) : decide::AnnotationMap();
+    e.pause = pause_of(live_pod ? &live_annotations : nullptr, e.name, workload.annotations,
+                       workload.template_annotations, in.namespace_annotations, workload.ref(), ns, ctx.now, checked);
+  }
 
   const auto entries = d.constraints.entries();
   for (std::size_t ci = 0; ci < desired.containers.size() && ci < template_resources.targets.size(); ++ci) {
@@ -224,6 +286,11 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
     bool slotted = false;
     for (const auto& t : en.targets) slotted = slotted || !t.resource.empty();
     if (!slotted) e.pod_constraints.push_back(explain_reason(en.reason));
+  }
+  if (e.pause) {  // pause-active says which annotation, on which object
+    for (auto* reasons : {&e.admission_stops, &e.pod_constraints})
+      for (ExplainReason& r : *reasons)
+        if (r.name == decide::reason::kPauseActive) r.sentence += " Here: " + pause_text(*e.pause) + ".";
   }
   if (live_pod) {
     auto meta = live_pod->find("metadata");
@@ -374,6 +441,13 @@ void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view,
         p.blocked_by.push_back(explain_reason(c.name));
         if (c.name == da::check::kReplacementDoesNotFit && !pp.fit_reason.empty())  // ACT-2a: the best node's reason
           p.blocked_by.back().sentence += " Best try: " + pp.fit_reason + ".";
+        if (c.name == da::check::kPauseActive) {  // ACT-2: which pause-until, on which object
+          const da::WorkloadFacts& wf = in.workload;
+          for (const auto& f : wf.pods)
+            if (f.name == pp.name)
+              p.pause = pause_of(&f.annotations, f.name, wf.annotations, wf.template_annotations,
+                                 wf.namespace_annotations, wf.kind + "/" + wf.name, wf.ns, ctx.now, true);
+        }
       }
       a.pods.push_back(std::move(p));
     }

@@ -16,6 +16,16 @@ struct ExplainReason {
   std::string sentence;
 };
 
+// ADM-4 / ACT-2: the `rightsizing.kubex.ai/pause-until` annotation that pauses a pod, and the object carrying it
+// (decide::paused_by's order: the pod, its owner, the owner's pod template, the namespace).
+struct ExplainPause {
+  std::string source;   // pod | owner | owner template | namespace
+  std::string object;   // "Pod/chat-1", "Deployment/chat", "Deployment/chat (pod template)", "Namespace/ml"
+  std::string value;    // the annotation's value as written
+  std::string meaning;  // "no end", "until <RFC3339>", or why an unreadable value still pauses
+  bool checked = true;  // the governing strategy's safetyChecks.enablePauseUntilAnnotationCheck
+};
+
 // One matching policy, in SEL-5 order.
 struct ExplainPolicy {
   std::string ref;  // "GpuReactivePolicy/chat" (namespaced kinds: the workload's namespace)
@@ -106,6 +116,7 @@ struct ExplainPodActuation {
   std::string live, desired;
   bool evict_now = false;  // every check passes and the budget has room: the next reconcile evicts it
   std::vector<ExplainReason> blocked_by;  // ACT-2 / ACT-3 checks that fail
+  std::optional<ExplainPause> pause;      // what pauses it, when pause-active blocks it
 };
 
 struct ExplainActuation {
@@ -144,6 +155,9 @@ struct Explanation {
   std::string kai_limit;  // KAI-2: the burst limit a new pod gets and why, or why it gets none
   std::string admission_result;  // what admission does to a new pod now: MUTATED, UNCHANGED, SKIPPED
   std::vector<ExplainReason> admission_stops;  // why it stops early (pause-active, …)
+  // What pauses the explained pod (its own annotations first) or, for a workload, a pod created now; nullopt when
+  // no pause-until is in force.
+  std::optional<ExplainPause> pause;
   std::vector<ExplainResource> resources;
   std::vector<ExplainReason> pod_constraints;  // whole-pod reasons (targets: [])
   std::vector<std::string> notes;

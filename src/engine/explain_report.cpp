@@ -106,6 +106,12 @@ json reasons_json(const std::vector<ExplainReason>& rs) {
   return a;
 }
 
+json pause_json(const ExplainPause& p) {
+  return {{"source", p.source},   {"object", p.object},   {"annotation", "rightsizing.kubex.ai/pause-until"},
+          {"value", p.value},     {"meaning", p.meaning}, {"checked", p.checked},
+          {"message", pause_text(p)}};
+}
+
 json optional_number(const std::optional<double>& v) {
   return v ? json(*v) : json(nullptr);
 }
@@ -265,6 +271,8 @@ void print_actuation(const ExplainActuation& a, std::ostream& out) {
   for (const auto& p : a.pods)
     for (const auto& r : p.blocked_by) seen.emplace(r.name, r.sentence);
   for (const auto& [name, sentence] : seen) out << "    " << name << ": " << sentence << "\n";
+  for (const auto& p : a.pods)
+    if (p.pause) out << "    " << p.pod << ": " << pause_text(*p.pause) << "\n";
   for (const auto& n : a.notes) out << "  note: " << n << "\n";
 }
 
@@ -295,6 +303,13 @@ ExplainReason explain_reason(const std::string& name) {
   return {name, reason_sentence(name)};
 }
 
+std::string pause_text(const ExplainPause& p) {
+  std::string s = "paused by rightsizing.kubex.ai/pause-until=\"" + p.value + "\" on " + p.object;
+  if (!p.meaning.empty()) s += " (" + p.meaning + ")";
+  if (!p.checked) s += ", which has no effect: the strategy sets safetyChecks.enablePauseUntilAnnotationCheck: false";
+  return s;
+}
+
 json explanation_json(const Explanation& e) {
   json doc = {{"apiVersion", "cli.kubex.ai/v1alpha1"},
               {"kind", "Explanation"},
@@ -320,6 +335,7 @@ json explanation_json(const Explanation& e) {
   doc["mode"] = e.mode;
   if (!e.kai_mode.empty()) doc["kaiMode"] = e.kai_mode;
   if (!e.kai_limit.empty()) doc["kaiLimit"] = e.kai_limit;
+  if (e.pause) doc["pause"] = pause_json(*e.pause);
   doc["admission"] = {{"result", e.admission_result}, {"stoppedBy", reasons_json(e.admission_stops)}};
   json resources = json::array();
   for (const auto& r : e.resources)
@@ -378,13 +394,15 @@ json explanation_json(const Explanation& e) {
   if (e.actuation) {
     const ExplainActuation& a = *e.actuation;
     json pods = json::array();
-    for (const auto& p : a.pods)
+    for (const auto& p : a.pods) {
       pods.push_back({{"pod", p.pod},
                       {"inSync", p.in_sync},
                       {"live", p.live},
                       {"desired", p.desired},
                       {"evictNow", p.evict_now},
                       {"blockedBy", reasons_json(p.blocked_by)}});
+      if (p.pause) pods.back()["pause"] = pause_json(*p.pause);
+    }
     doc["actuation"] = {{"note", a.note},         {"desired", a.desired},       {"result", a.result},
                         {"budget", a.budget},     {"inFlight", a.in_flight},    {"webhookHealthy", a.webhook_healthy},
                         {"pods", pods},           {"notes", a.notes}};
@@ -418,6 +436,7 @@ void print_explanation(const Explanation& e, std::ostream& out) {
   out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode)
       << (e.kai_mode.empty() ? "" : ", KAI gpuSharingMode " + e.kai_mode) << ")\n";
   if (!e.kai_limit.empty()) out << "  burst limit:  " << e.kai_limit << "\n";
+  if (e.pause) out << "  pause:        " << pause_text(*e.pause) << "\n";
 
   out << "\nPolicies (SEL-5 order)\n";
   std::vector<std::vector<std::string>> rows = {{"#", "POLICY", "VALID", "STRATEGY", "WINS"}};

@@ -16,10 +16,15 @@ namespace kubex::engine {
 std::string reason_sentence(const std::string& name);
 ExplainReason explain_reason(const std::string& name);
 
+// Where a pause comes from, as one clause: `paused by rightsizing.kubex.ai/pause-until="infinite" on Namespace/ml
+// (no end)`, plus why it has no effect when the strategy does not check pause-until.
+std::string pause_text(const ExplainPause& p);
+
 // The document:
 // {"apiVersion", "kind": "Explanation", "target": {"kind", "namespace", "name"}, "managed",
 //  "notManaged": {"reason", "message"} (only when not managed), "ownerChain": [...], "workload", "onHold",
 //  "policies": [{"policy", "valid", "invalidReason", "strategy", "wins": [...], "note"}], "strategy", "mode",
+//  "pause": {"source", "object", "annotation", "value", "meaning", "checked", "message"} (only when paused),
 //  "admission": {"result", "stoppedBy": [{"reason", "message"}]},
 //  "resources": [{"container", "resource" ("requests.gpu"), "current", "desired", "source", "annotation",
 //                 "applied", "constraints": [{"reason", "message"}]}],
@@ -30,7 +35,8 @@ ExplainReason explain_reason(const std::string& name);
 //               "rules": [{"rule", "signal", "direction", "total", "pod", "won"}], "stored", "result",
 //               "wouldWrite"},
 //  "actuation": {"note", "desired", "result", "budget", "inFlight", "webhookHealthy",
-//                "pods": [{"pod", "inSync", "live", "desired", "evictNow", "blockedBy": [{"reason", "message"}]}],
+//                "pods": [{"pod", "inSync", "live", "desired", "evictNow", "blockedBy": [{"reason", "message"}],
+//                          "pause" (as above, only when pause-active blocks the pod)}],
 //                "notes": [...]},
 //  "rollback": {"present", "error", "phase", "strategy", "lastApplied", "original", "history": [...]}}
 // Sections that do not apply are left out.

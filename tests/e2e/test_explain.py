@@ -154,6 +154,27 @@ def test_pause_is_a_gate_with_its_reason(env):  # CLI-1, ADM-4, ACT-2 pause-acti
     (p,) = doc["actuation"]["pods"]
     assert p["inSync"] is False and p["evictNow"] is False
     assert "pause-active" in [b["reason"] for b in p["blockedBy"]]
+    # Where the pause comes from (issue 26): the annotation, its value and the object carrying it, in the document
+    # and in the table. ADM-4's order: the pod, its owner, the owner's pod template, the namespace.
+    by_namespace = f'paused by rightsizing.kubex.ai/pause-until="infinite" on Namespace/{ns} (no end)'
+    assert doc["pause"] == {"source": "namespace", "object": f"Namespace/{ns}",
+                            "annotation": "rightsizing.kubex.ai/pause-until", "value": "infinite", "meaning": "no end",
+                            "checked": True, "message": by_namespace}, doc["pause"]
+    assert doc["admission"]["stoppedBy"][0]["message"].endswith(f" Here: {by_namespace}.")
+    assert p["pause"]["object"] == f"Namespace/{ns}"
+    table = explain(sim, "pod", f"{ns}/{pod}").stdout
+    assert f"  pause:        {by_namespace}\n" in table and f"    {pod}: {by_namespace}\n" in table, table
+    # The pod's own annotation comes first.
+    until = (datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    sim.kubectl("annotate", "pod", pod, "-n", ns, f"rightsizing.kubex.ai/pause-until={until}")
+    doc = explain_json(sim, "pod", f"{ns}/{pod}")
+    assert (doc["pause"]["source"], doc["pause"]["object"], doc["pause"]["meaning"]) == (
+        "pod", f"Pod/{pod}", f"until {until}"), doc["pause"]
+    # A workload's explanation: a pod created now is paused by the namespace; the running pod by its own annotation.
+    doc = explain_json(sim, "deployment", f"{ns}/infer")
+    assert doc["pause"]["object"] == f"Namespace/{ns}", doc["pause"]
+    (p,) = doc["actuation"]["pods"]
+    assert p["pause"]["object"] == f"Pod/{pod}", p
 
 
 def test_clamps_and_gates_name_their_reason(env):  # CLI-1, ADM-7 ceiling, ADM-9 direction gate, SEL-8

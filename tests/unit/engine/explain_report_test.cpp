@@ -62,7 +62,8 @@ Explanation managed() {
   a.desired = "app=0.9 (fraction)";
   a.result = "BLOCKED";
   a.webhook_healthy = true;
-  a.pods = {{"chat-1", false, "app=1 (whole)", "app=0.9 (fraction)", false, {explain_reason("pod-eviction-disabled")}}};
+  a.pods = {{"chat-1", false, "app=1 (whole)", "app=0.9 (fraction)", false,
+             {explain_reason("pod-eviction-disabled")}, std::nullopt}};
   e.actuation = a;
   return e;
 }
@@ -116,6 +117,41 @@ TEST(ExplainReport, TableHasTheValuesAndTheirReasons) {
   EXPECT_NE(text.find("ceiling-clamped: " + reason_sentence("ceiling-clamped")), std::string::npos) << text;
   EXPECT_NE(text.find("pod-eviction-disabled: " + reason_sentence("pod-eviction-disabled")), std::string::npos)
       << text;
+}
+
+// CLI-1, ADM-4, ACT-2: a paused pod says which pause-until pauses it and on which object (issue 26: explain only
+// said "on the pod, its owner, the owner's pod template or the namespace").
+TEST(ExplainReport, APauseNamesItsAnnotationAndObject) {
+  Explanation e = managed();
+  e.admission_result = "SKIPPED";
+  e.pause = ExplainPause{"namespace", "Namespace/ml", "infinite", "no end", true};
+  const std::string text = "paused by rightsizing.kubex.ai/pause-until=\"infinite\" on Namespace/ml (no end)";
+  EXPECT_EQ(pause_text(*e.pause), text);
+  e.actuation->pods[0].blocked_by = {explain_reason("pause-active")};
+  e.actuation->pods[0].pause = ExplainPause{"pod", "Pod/chat-1", "2030-01-01T00:00:00Z", "until 2030-01-01T00:00:00Z",
+                                            true};
+  json doc = explanation_json(e);
+  EXPECT_EQ(doc["pause"], json({{"source", "namespace"},
+                                {"object", "Namespace/ml"},
+                                {"annotation", "rightsizing.kubex.ai/pause-until"},
+                                {"value", "infinite"},
+                                {"meaning", "no end"},
+                                {"checked", true},
+                                {"message", text}}));
+  EXPECT_EQ(doc["actuation"]["pods"][0]["pause"]["object"], "Pod/chat-1");
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_NE(out.str().find("  pause:        " + text + "\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("    chat-1: paused by rightsizing.kubex.ai/pause-until=\"2030-01-01T00:00:00Z\" on "
+                           "Pod/chat-1 (until 2030-01-01T00:00:00Z)\n"),
+            std::string::npos)
+      << out.str();
+  // Not paused: no pause line, no "pause" member.
+  EXPECT_FALSE(explanation_json(managed()).contains("pause"));
+  // A strategy that does not check pause-until: the annotation is named with why it has no effect.
+  EXPECT_EQ(pause_text({"owner template", "Deployment/chat (pod template)", "soon", "not an RFC 3339 time", false}),
+            "paused by rightsizing.kubex.ai/pause-until=\"soon\" on Deployment/chat (pod template) (not an RFC 3339 "
+            "time), which has no effect: the strategy sets safetyChecks.enablePauseUntilAnnotationCheck: false");
 }
 
 }  // namespace
