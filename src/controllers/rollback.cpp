@@ -97,9 +97,23 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
   if (!readable) {
     if (auto source = facts().original(view)) in.initial = da::initial_state(in.strategy, *source);
   }
-  in.strategy_allows_eviction = settings_for(*w, recorded, true, options_.dry_run).eviction_enabled;
+  const da::Settings recorded_settings = settings_for(*w, recorded, true, options_.dry_run);
+  in.strategy_allows_eviction = recorded_settings.eviction_enabled;
+  in.pods_with_stale_constraints = da::stale_constraint_pods(pods);
+  in.annotate_pods = recorded_settings.automation_enabled && !recorded_settings.protected_namespace;
 
   da::RollbackPlan plan = da::rollback_step(in);
+
+  // RBK-2, OBS-3: the pods kubex left as they were lose what it recorded on them, before rollback-state goes (a
+  // failed write is retried while the state is still there to say the workload is rolling back).
+  for (const std::string& pod : plan.clear_constraints) {
+    if (!deps_.pod_annotations) break;
+    auto r = deps_.pod_annotations->write(w->ns, pod, {{api::keys::kAutomationConstraints, std::nullopt}});
+    if (!r) {
+      return std::unexpected("removing the automation-constraints of pod " + w->ns + "/" + pod + ": " +
+                             r.error().str());
+    }
+  }
 
   // RBK-1: the history follows the newest Running pod while the workload is managed.
   std::optional<std::string> write = plan.write_state;

@@ -292,6 +292,33 @@ def test_leaving_management_rolls_back_and_returning_is_managed(env):  # RBK-1, 
     engine.wait_line("rightsizing summary", phase="rollback", namespace=ns, rightsizingResult="ROLLED_BACK")
 
 
+def test_rollback_clears_the_constraints_kubex_left_on_untouched_pods(env):  # RBK-2, OBS-3, ADM-11
+    # issue 26: a whole-GPU pod that no policy gives a GPU value keeps its GPU (ADM-11) and gets only the
+    # no-gpu-recommendation constraint, no pod-rightsizing-info; when its workload left management, that stale
+    # constraint stayed. The rollback now removes it.
+    sim, _, _ = env
+    ns = "act-stale"
+    sim.kubectl("create", "namespace", ns)
+    cpu_only = static_policy("act-stale", ns, "0.5")
+    cpu_only["spec"]["resources"] = {"containers": {"*": {"requests": {"cpu": "100m"}}}}  # as written: no change
+    apply(sim, cpu_only)
+    wait_for(lambda: condition(sim, "clusterstaticpolicy", "act-stale", "Ready")["status"] == "True",
+             timeout=30, what="the cpu-only policy Ready")
+    apply(sim, whole_gpu_deployment("side", ns, "g-node-3", replicas=1))
+
+    def constraints():
+        pods = sim.kubectl_json("get", "pods", "-n", ns, "-l", "app=side")["items"]
+        return pods and [p["metadata"].get("annotations", {}).get("rightsizing.kubex.ai/automation-constraints")
+                         for p in pods]
+    (before,) = wait_for(constraints, timeout=60, what="the side pod")
+    assert [c["reason"] for c in json.loads(before)] == ["no-gpu-recommendation"], before
+    wait_for(lambda: rollback_state(sim, ns, "side"), timeout=60, what="rollback-state (the workload is managed)")
+    sim.kubectl("delete", "clusterstaticpolicy", "act-stale")
+    wait_for(lambda: owner_events(sim, ns, "RollbackCompleted", "side"), timeout=60, what="RollbackCompleted")
+    wait_for(lambda: constraints() == [None], timeout=30, what="the stale constraint removed")
+    assert rollback_state(sim, ns, "side") is None
+
+
 def test_pdb_refusal_without_retry_records_pdb_blocked(env):  # ACT-5 retryPodDisruptionBudget: false, OBS-3
     sim, prom, engine = env
     ns = "act-noretry"

@@ -236,11 +236,17 @@ Plan decide(const Input& in) {
           requeue = std::min(requeue, p.ready_since + s.min_ready_duration - in.now);
         }
       }
-    } else if (paused(p, w, s, in.now) && has_reason(p, reason::kPauseActive)) {
+    } else if (!rollback && paused(p, w, s, in.now) && has_reason(p, reason::kPauseActive)) {
       mine.insert(reason::kPauseActive);  // admission's pause-active stays while the pause lasts
     }
     pp.constraints.assign(mine.begin(), mine.end());
-    if (writes) pp.write_constraints = updated_constraints(current_constraints(p), pp.constraints);
+    if (rollback && !pp.candidate) {
+      // RBK-2, OBS-3: a pod kubex left as it was is in its original form; what was recorded on it while the workload
+      // was managed (no-gpu-recommendation, pause-active, …) is stale, so the annotation goes.
+      if (writes && annotation(p, api::keys::kAutomationConstraints)) pp.write_constraints = std::string();
+    } else if (writes) {
+      pp.write_constraints = updated_constraints(current_constraints(p), pp.constraints);
+    }
     plan.pods.push_back(std::move(pp));
   }
   if (in.retry_at && in.now < *in.retry_at && !plan.evict.empty()) {  // ACT-5: retry after resizeRetryInterval

@@ -174,7 +174,8 @@ struct PodPlan {
   std::vector<std::string> applied_filters;  // kai-fraction-requires-restart (ACT-6)
   std::vector<std::string> constraints;      // the actuation reasons this pod carries now, sorted
   // OBS-3: the pod's new automation-constraints value, only when its set of reasons changes ("" = remove the
-  // annotation). Never in dry-run (ACT-8) nor while automation is off or the namespace protected.
+  // annotation). Never in dry-run (ACT-8) nor while automation is off or the namespace protected. In a rollback, a
+  // pod that is no candidate (no pod-rightsizing-info: already in its original form) loses the annotation (RBK-2).
   std::optional<std::string> write_constraints;
   std::string pdb_key;  // pdb_key() of this pod and its desired value (candidates only)
   // ACT-2a: where its replacement would land ("" when not checked), or why it does not fit (CON-6a wording).

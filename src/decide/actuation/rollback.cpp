@@ -62,6 +62,7 @@ void leaving_step(const RollbackInput& in, const std::optional<RollbackState>& s
     plan.remove_state = true;
     plan.event_completed = true;
     plan.result = Result::kRolledBack;
+    if (in.annotate_pods) plan.clear_constraints = in.pods_with_stale_constraints;  // OBS-3: nothing kubex said holds
     return;
   }
   next.phase = Phase::kRollingBack;
@@ -70,6 +71,15 @@ void leaving_step(const RollbackInput& in, const std::optional<RollbackState>& s
 }
 
 }  // namespace
+
+std::vector<std::string> stale_constraint_pods(const std::vector<PodFacts>& pods) {
+  std::vector<std::string> out;
+  for (const PodFacts& p : pods) {
+    if (!p.controller_owned || p.finished() || p.has_rightsizing_info()) continue;
+    if (p.annotations.count(api::keys::kAutomationConstraints)) out.push_back(p.name);
+  }
+  return out;
+}
 
 bool rollback_removes(std::string_view key) {
   for (std::string_view state : {std::string_view(api::keys::kReactiveStateSuffix),

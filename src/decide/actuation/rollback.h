@@ -117,6 +117,10 @@ struct RollbackInput {
   std::vector<std::string> owner_annotation_keys;  // every annotation key on the owner
   // Unfinished pods carrying pod-rightsizing-info (RBK-2 (2)), by name.
   std::vector<std::string> pods_with_rightsizing_info;
+  // stale_constraint_pods() of the workload's pods: left as they were, they carry a stale automation-constraints.
+  std::vector<std::string> pods_with_stale_constraints;
+  // OBS-3: pod annotations may be written (false while automation is off or the namespace is protected).
+  bool annotate_pods = true;
   bool strategy_allows_eviction = true;  // the recorded strategy's podEviction.enabled (defaults: true)
 };
 
@@ -126,6 +130,9 @@ struct RollbackPlan {
   std::vector<std::string> remove_annotations;  // owner keys to remove: desired-resource-*, reactive-state
   // Pods to take through ACT-2…5 (actuation::decide with Purpose::kRollback) now.
   std::vector<std::string> roll_pods;
+  // Pods whose automation-constraints annotation is removed now (RBK-2, OBS-3): when the rollback completes, the
+  // pods_with_stale_constraints (while pods are rolled, decide() with Purpose::kRollback removes them).
+  std::vector<std::string> clear_constraints;
   std::string recorded_strategy;  // whose settings the rollback uses ("" = built-in defaults)
   bool event_started = false;     // RollbackStarted (Normal) on the owner
   bool event_completed = false;   // RollbackCompleted (Normal) on the owner
@@ -142,9 +149,16 @@ struct RollbackPlan {
 //    RollbackStarted when it was Managed; the pods carrying pod-rightsizing-info are rolled; rollback-state
 //    is removed with RollbackCompleted and ROLLED_BACK when none is left, or at once when the recorded
 //    strategy disables evictions. An invalid stored value is rolled back like a Managed one. In dry-run
-//    nothing is written and roll_pods still lists the pods (decide() then reports WOULD_EVICT).
+//    nothing is written and roll_pods still lists the pods (decide() then reports WOULD_EVICT). When the
+//    rollback completes, clear_constraints lists the pods_with_stale_constraints (when annotate_pods).
 //  - not managed, no state: nothing.
 RollbackPlan rollback_step(const RollbackInput& in);
+
+// RBK-2, OBS-3: the pods whose automation-constraints is stale once the workload leaves management: unfinished,
+// controller-owned pods that carry the annotation but no pod-rightsizing-info. kubex left them as they were, so
+// they are in their original form and are not rolled; what admission or actuation recorded on them
+// (no-gpu-recommendation, pause-active, …) described a managed workload. By name, in input order.
+std::vector<std::string> stale_constraint_pods(const std::vector<PodFacts>& pods);
 
 // True for "*.rightsizing.kubex.ai/desired-resource-requests|limits" and
 // "*.rightsizing.kubex.ai/reactive-state|proactive-state".

@@ -188,5 +188,43 @@ TEST_F(RollbackFixture, StrategyWithoutEvictionsEndsTheRollbackAtOnce) {  // RBK
   EXPECT_EQ(reasons(), (std::vector<std::string>{"RollbackStarted", "RollbackCompleted"}));
 }
 
+// RBK-2, OBS-3 (issue 26): a pod kubex left as it was (no pod-rightsizing-info) kept the no-gpu-recommendation
+// admission recorded while the workload was managed. When the rollback ends, that stale annotation goes, before
+// rollback-state does (so a failed pod write is retried).
+TEST_F(RollbackFixture, StaleConstraintsOfUntouchedPodsGoWhenTheRollbackEnds) {
+  const std::string no_rec =
+      R"([{"reason":"no-gpu-recommendation","targets":[{"container":"app","resource":"gpu","usage":"request"}]}])";
+  api.erase(api::Kind::kClusterStaticPolicy, "", "half");
+  make({{api::keys::kRollbackState, managed_state()}});
+  facts->pod_list = {pod("infer-w", 0, clock.now()), pod("infer-x", 0, clock.now())};
+  for (auto& p : facts->pod_list) p.live = {{"app", 100, false}};  // whole GPUs, as written
+  facts->pod_list[0].annotations[api::keys::kAutomationConstraints] = no_rec;
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(pod_annotations->writes,
+            (std::vector<std::vector<std::string>>{{"ml/infer-w", api::keys::kAutomationConstraints, "<removed>"}}));
+  ASSERT_EQ(owner->writes.size(), 1u);
+  EXPECT_EQ(owner->writes[0].remove, std::vector<std::string>{api::keys::kRollbackState});
+  EXPECT_EQ(reasons(), (std::vector<std::string>{"RollbackStarted", "RollbackCompleted"}));
+
+  // While resized pods are still being rolled, the untouched pod's annotation goes with the same reconcile.
+  pod_annotations->writes.clear();
+  make({{api::keys::kRollbackState, managed_state(da::Phase::kRollingBack)}});
+  facts->pod_list = {resized("infer-a"), pod("infer-w", 0, clock.now())};
+  facts->pod_list[1].live = {{"app", 100, false}};
+  facts->pod_list[1].annotations[api::keys::kAutomationConstraints] = no_rec;
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(pod_annotations->writes,
+            (std::vector<std::vector<std::string>>{{"ml/infer-w", api::keys::kAutomationConstraints, "<removed>"}}));
+  EXPECT_EQ(evictor->calls().size(), 1u);  // infer-a is rolled as before
+
+  // Dry run: pods are not annotated (ACT-8).
+  pod_annotations->writes.clear();
+  make({{api::keys::kRollbackState, managed_state()}}, /*dry_run=*/true);
+  facts->pod_list = {pod("infer-w", 0, clock.now())};
+  facts->pod_list[0].annotations[api::keys::kAutomationConstraints] = no_rec;
+  ASSERT_TRUE(reconcile());
+  EXPECT_TRUE(pod_annotations->writes.empty());
+}
+
 }  // namespace
 }  // namespace kubex::controllers

@@ -286,5 +286,42 @@ TEST(ActuationDecide, RollbackPurpose) {
   EXPECT_EQ(plan.result, Result::kBlocked);
 }
 
+// RBK-2, OBS-3 (issue 26): in a rollback, a pod that is no candidate (no pod-rightsizing-info: kubex left it as it
+// was) loses its automation-constraints, admission's reasons included; a rolled pod keeps admission's reasons.
+TEST(ActuationDecide, RollbackClearsStaleConstraintsOfUntouchedPods) {
+  const std::string info = R"({"mode":"kai","strategy":"AutomationStrategy/s","containers":{}})";
+  const std::string no_rec =
+      R"([{"reason":"no-gpu-recommendation","targets":[{"container":"app","resource":"gpu","usage":"request"}]}])";
+  Input in = starter(
+      {with_annotation(with_annotation(pod("a", one(frac("app", 50)), 2h), api::keys::kPodRightsizingInfo, info),
+                       api::keys::kAutomationConstraints, R"([{"reason":"floor-clamped","targets":[]}])"),
+       with_annotation(pod("b", one(whole("app", 1)), 3h), api::keys::kAutomationConstraints, no_rec),
+       with_annotation(pod("c", one(whole("app", 1)), 3h), api::keys::kAutomationConstraints,
+                       R"([{"reason":"pause-active","targets":[]}])"),
+       pod("d", one(whole("app", 1)), 3h)});
+  in.purpose = Purpose::kRollback;
+  in.desired.reset();
+  in.workload.annotations[api::keys::kPauseUntil] = "infinite";  // even a pause still in force: c is not managed
+  Plan plan = decide(in);
+  EXPECT_EQ(find(plan, "b")->write_constraints, std::optional<std::string>(""));
+  EXPECT_TRUE(find(plan, "b")->constraints.empty());
+  EXPECT_EQ(find(plan, "c")->write_constraints, std::optional<std::string>(""));
+  EXPECT_EQ(find(plan, "d")->write_constraints, std::nullopt);  // nothing to remove
+  // A candidate (rolled): its admission reasons stay beside actuation's (the pause blocks its eviction too).
+  ASSERT_TRUE(find(plan, "a")->write_constraints);
+  EXPECT_NE(find(plan, "a")->write_constraints->find("floor-clamped"), std::string::npos);
+  EXPECT_NE(find(plan, "a")->write_constraints->find("pause-active"), std::string::npos);
+  // Outside a rollback the same pods keep admission's reasons (only actuation's own are replaced).
+  in.purpose = Purpose::kResize;
+  in.desired = one(whole("app", 1));
+  plan = decide(in);
+  EXPECT_EQ(find(plan, "b")->write_constraints, std::nullopt);
+  // Dry run, automation off: nothing is written (ACT-8, OBS-3).
+  in.purpose = Purpose::kRollback;
+  in.desired.reset();
+  in.settings.dry_run = true;
+  EXPECT_EQ(find(decide(in), "b")->write_constraints, std::nullopt);
+}
+
 }  // namespace
 }  // namespace kubex::decide::actuation::test

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "actuation_fixtures.h"
+#include "api/keys.h"
 #include "decide/actuation/rollback.h"
 
 namespace kubex::decide::actuation::test {
@@ -208,6 +209,59 @@ TEST(RollbackStep, RemovedKeys) {
   EXPECT_FALSE(rollback_removes("rightsizing.kubex.ai/rollback-state"));
   EXPECT_FALSE(rollback_removes("rightsizing.kubex.ai/pause-until"));
   EXPECT_STREQ(phase_name(Phase::kRollingBack), "RollingBack");
+}
+
+// RBK-2, OBS-3 (issue 26): which pods carry a stale automation-constraints once the workload leaves management:
+// unfinished, controller-owned pods with the annotation and without pod-rightsizing-info (kubex left them as they
+// were, so no rollback replaces them).
+TEST(RollbackStaleConstraints, Table) {
+  const std::string no_rec = R"([{"reason":"no-gpu-recommendation","targets":[]}])";
+  const std::string info = R"({"mode":"kai","containers":{}})";
+  PodFacts finished = with_annotation(pod("done", one(whole("app", 1))), api::keys::kAutomationConstraints, no_rec);
+  finished.phase = "Succeeded";
+  PodFacts bare = with_annotation(pod("bare", one(whole("app", 1))), api::keys::kAutomationConstraints, no_rec);
+  bare.controller_owned = false;
+  const std::vector<PodFacts> pods = {
+      with_annotation(pod("stale", one(whole("app", 1))), api::keys::kAutomationConstraints, no_rec),
+      pod("clean", one(whole("app", 1))),
+      with_annotation(with_annotation(pod("resized", one(frac("app", 50))), api::keys::kPodRightsizingInfo, info),
+                      api::keys::kAutomationConstraints, no_rec),
+      finished,
+      bare,
+      with_annotation(pod("paused", one(whole("app", 1))), api::keys::kAutomationConstraints,
+                      R"([{"reason":"pause-active","targets":[]}])"),
+  };
+  EXPECT_EQ(stale_constraint_pods(pods), (std::vector<std::string>{"stale", "paused"}));
+}
+
+// RBK-2, OBS-3: when the rollback completes, the stale annotations go; not while pods are still rolled (decide()
+// clears them then), not in dry-run, not while pods may not be annotated, not while managed or on hold.
+TEST(RollbackStep, ClearsStaleConstraintsWhenTheRollbackCompletes) {
+  struct Row {
+    const char* what;
+    bool managed, on_hold, dry_run, annotate, evictions, resized_left;
+    std::vector<std::string> cleared;
+  };
+  const std::vector<std::string> stale = {"w"};
+  const Row rows[] = {
+      {"completes at once (no resized pod)", false, false, false, true, true, false, stale},
+      {"completes at once (evictions disabled)", false, false, false, true, false, true, stale},
+      {"resized pods still rolled", false, false, false, true, true, true, {}},
+      {"dry run", false, false, true, true, true, false, {}},
+      {"automation off or namespace protected", false, false, false, false, true, false, {}},
+      {"managed", true, false, false, true, true, false, {}},
+      {"on hold", false, true, false, true, true, false, {}},
+  };
+  for (const Row& r : rows) {
+    RollbackInput in = input(r.managed, text(Phase::kManaged));
+    in.on_hold = r.on_hold;
+    in.dry_run = r.dry_run;
+    in.annotate_pods = r.annotate;
+    in.strategy_allows_eviction = r.evictions;
+    if (!r.resized_left) in.pods_with_rightsizing_info.clear();
+    in.pods_with_stale_constraints = stale;
+    EXPECT_EQ(rollback_step(in).clear_constraints, r.cleared) << r.what;
+  }
 }
 
 }  // namespace
