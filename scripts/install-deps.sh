@@ -14,6 +14,8 @@ PACKAGES=(
   # real peers for tests, demo and benchmarks
   prometheus python3-kubernetes python3-pytest python3-pytest-xdist python3-yaml openssl
   nginx-light wrk hyperfine
+  # the HTML report opened in a real browser (tests/e2e/test_report.py, RPT-4)
+  chromium
 )
 
 missing=()

@@ -21,8 +21,8 @@ json usage_json(const dr::WindowUsage& u, bool with_data) {
     return j;
   }
   j["data"] = true;
-  j["smP95Gpus"] = u.sm_p95_gpus ? json(round2(*u.sm_p95_gpus)) : json();
-  j["memoryMaxGpus"] = u.memory_max_gpus ? json(round2(*u.memory_max_gpus)) : json();
+  j["smP95Gpus"] = u.sm_p95_gpus ? json(round3(*u.sm_p95_gpus)) : json();
+  j["memoryMaxGpus"] = u.memory_max_gpus ? json(round3(*u.memory_max_gpus)) : json();
   j["spanSeconds"] = u.span ? json(u.span->count()) : json();
   return j;
 }

@@ -10,6 +10,7 @@ namespace dr = decide::report;
 using nlohmann::json;
 
 double round2(double v) { return std::round(v * 100.0) / 100.0; }
+double round3(double v) { return std::round(v * 1000.0) / 1000.0; }
 
 bool has_data(const dr::WindowUsage& u) { return u.queried && (u.sm_p95_gpus || u.memory_max_gpus); }
 

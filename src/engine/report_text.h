@@ -12,6 +12,7 @@
 namespace kubex::engine {
 
 double round2(double v);
+double round3(double v);
 bool has_data(const decide::report::WindowUsage& u);  // Prometheus answered and some signal has samples
 std::string gpus_or_dash(const std::optional<double>& g);  // "0.12" or "-"
 // "2.55 (51%)": GPUs saved and the share of as written; "-0.2 (-10%)" when more is held than written.
