@@ -62,7 +62,7 @@ def not_json(text):
 
 
 @pytest.mark.parametrize("args,command,text", [
-    ([], "kubex", "a command is required (commands: engine, validate, plan, explain, version)"),
+    ([], "kubex", "a command is required (commands: engine, validate, plan, explain, report, version)"),
     (["--bogus"], "kubex", 'unknown command or flag "--bogus"'),
     (["frobnicate"], "kubex", 'unknown command or flag "frobnicate"'),
     (["engine", "--no-such-flag"], "kubex engine", "--no-such-flag"),
