@@ -67,6 +67,7 @@ class Demo {
   std::optional<int> watch_resize();
   bool resize_applied();
   std::optional<int> watch_consolidation();
+  int kubex_report(const std::vector<std::string>& args, const std::string& out_path);
 
   // What an act's live view shows besides the pods.
   struct View {
@@ -487,20 +488,47 @@ std::optional<int> Demo::watch_consolidation() {
   return code;
 }
 
-// The report; with --keep-running the cluster stays up until Ctrl-C.
+// Runs `kubex report` on the demo's cluster with `args`, its output in `out_path`; the exit code, or -1 when it
+// could not start or did not finish within two minutes.
+int Demo::kubex_report(const std::vector<std::string>& args, const std::string& out_path) {
+  std::filesystem::remove(out_path);
+  std::vector<std::string> argv = {kubex_, "report", "--kubeconfig", sim_->kubeconfig(), "--prometheus-url",
+                                   "http://127.0.0.1:" + std::to_string(prom_port_)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  ChildProcess report;
+  if (!report.start(argv, out_path)) return -1;
+  for (int i = 0; i < 1200 && report.running(); ++i) {
+    if (!intr_.sleep(milliseconds(100))) break;
+  }
+  if (report.running()) {
+    report.stop();
+    return -1;
+  }
+  return report.exit_code();
+}
+
+// The report is `kubex report` itself (RPT-1: GPUs as written — each template as its user wrote it, times the
+// replicas running now — against held, the resizes applied by eviction), printed and written as report.html next to
+// the logs; then what the demo itself watched: the resize, the evictions and the drain. With --keep-running the
+// cluster stays up until Ctrl-C.
 int Demo::finish() {
-  Report report = make_report(written_, rows_, gpus_);
   say("");
   say("== kubex demo report ==");
-  std::printf("%s", render_report(report).c_str());
+  const std::string text = dir_ + "/report.txt", html = dir_ + "/report.html";
+  const int code = kubex_report({}, text);
+  auto printed = common::read_file(text);
+  if (code == 0 && printed) {
+    std::printf("%s", printed->c_str());
+  } else {
+    say("(kubex report failed with exit code " + std::to_string(code) + "; see " + text + ")");
+  }
+  const int html_code = kubex_report({"-o", "html", "--output", html}, dir_ + "/report-html.log");
+  say("");
   if (!settled_)
     say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");
   Applier& apply = *apply_;
-  std::vector<ResizeEntry> history = resize_history(apply.get(cluster::group_path("apps/v1", "deployments", "")));
-  for (auto& e : resize_history(apply.get(cluster::group_path("kubeai.org/v1", "models", "")))) history.push_back(e);
   json events = apply.get(cluster::core_path("events", ""));
-  std::printf("%s", render_resizes(history, eviction_counts(http_get(metrics_port_, "/metrics")),
-                                   pdb_refusals(events)).c_str());
+  std::printf("%s", render_evictions(eviction_counts(http_get(metrics_port_, "/metrics")), pdb_refusals(events)).c_str());
   if (resized_) say("chat-vllm was resized to " + resized_to_ + " of a GPU per pod, one pod at a time");
   if (consolidated_) {
     say("Consolidation: nodes drained: 1 (" + drained_node_ + "); GPU nodes in use: " + std::to_string(nodes_before_) +
@@ -510,6 +538,13 @@ int Demo::finish() {
   }
   if (settled_ && !resized_)
     say("(chat-vllm's pods had not all been resized within " + std::to_string(o_.timeout.count()) + " s)");
+  say("");
+  if (html_code == 0) {
+    say("report: " + html + " (open it in a browser; `kubex report -o html` writes it for any cluster)");
+  } else {
+    say("(kubex report -o html failed with exit code " + std::to_string(html_code) + "; see " + dir_ +
+        "/report-html.log)");
+  }
   say("");
   say("logs: " + sim_log_ + ", " + engine_log_ + ", " + prom_log_);
   if (o_.keep_running) {
@@ -522,7 +557,7 @@ int Demo::finish() {
     intr_.wait();
   }
   shutdown();
-  return settled_ && resized_ && consolidated_ ? 0 : 1;
+  return settled_ && resized_ && consolidated_ && code == 0 && html_code == 0 ? 0 : 1;
 }
 
 }  // namespace

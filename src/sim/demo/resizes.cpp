@@ -68,36 +68,6 @@ std::vector<std::string> pdb_refusals(const json& event_list) {
   return out;
 }
 
-std::vector<ResizeEntry> resize_history(const json& owner_list) {
-  std::vector<ResizeEntry> out;
-  for (const json& o : items(owner_list)) {
-    const json& meta = member(o, "metadata");
-    const json& ann = member(meta, "annotations");
-    const json state = json::parse(str(ann, "rightsizing.kubex.ai/rollback-state"), nullptr, false);
-    if (!state.is_object()) continue;
-    std::string driver;
-    for (const char* prefix : {"cwgpureactive", "gpureactive"}) {
-      const json rs = json::parse(str(ann, (std::string(prefix) + ".rightsizing.kubex.ai/reactive-state").c_str()),
-                                  nullptr, false);
-      if (rs.is_object() && driver.empty()) driver = str(rs, "driver");
-    }
-    const json& history = member(state, "history");
-    for (const json& h : history.is_array() ? history : json::array()) {
-      ResizeEntry e;
-      e.ns = str(meta, "namespace");
-      e.owner = str(o, "kind") + "/" + str(meta, "name");
-      e.at = str(h, "at");
-      e.container = str(h, "container");
-      e.from = str(h, "from");
-      e.to = str(h, "to");
-      e.source = str(h, "source");
-      if (e.source.find("GpuReactivePolicy/") != std::string::npos) e.driver = driver;
-      out.push_back(std::move(e));
-    }
-  }
-  return out;
-}
-
 double EvictionCounts::total(const std::string& result) const {
   double t = 0;
   for (const auto& [reason, results] : by_reason) {
@@ -125,14 +95,8 @@ EvictionCounts eviction_counts(const std::string& text) {
   return c;
 }
 
-std::string render_resizes(const std::vector<ResizeEntry>& history, const EvictionCounts& ev,
-                           const std::vector<std::string>& refusals) {
-  std::string out = "Resizes applied by eviction (rollback-state history on each workload):\n";
-  if (history.empty()) out += "  none\n";
-  for (const auto& e : history) {
-    out += "  " + e.ns + " " + e.owner + " " + e.container + ": " + e.from + " -> " + e.to + "  by " + e.source +
-           (e.driver.empty() ? "" : " (" + e.driver + ")") + "  at " + e.at + "\n";
-  }
+std::string render_evictions(const EvictionCounts& ev, const std::vector<std::string>& refusals) {
+  std::string out;
   char buf[200];
   std::snprintf(buf, sizeof buf, "Evictions: %.0f done, %.0f refused by a PodDisruptionBudget, %.0f failed\n",
                 ev.total("success"), ev.total("pdb_blocked"), ev.total("error"));

@@ -242,41 +242,6 @@ int gpu_nodes_in_use(const std::vector<PodRow>& rows) {
   return static_cast<int>(nodes.size());
 }
 
-Report make_report(const std::vector<WrittenWorkload>& workloads, const std::vector<PodRow>& rows,
-                   int gpus_in_cluster) {
-  Report r;
-  r.gpus_in_cluster = gpus_in_cluster;
-  double fractions_before = 0;
-  for (const auto& w : workloads) {
-    r.workloads.push_back({w.ns, w.owner, "", w.gpus(), 0, 0});
-    r.requested_before += w.gpus();
-    if (w.fraction) {
-      fractions_before += w.gpus();
-    } else {
-      r.devices_before += static_cast<int>(std::ceil(w.gpus_per_pod - 1e-9)) * w.replicas;
-    }
-  }
-  r.devices_before += static_cast<int>(std::ceil(fractions_before - 1e-9));
-  for (const auto& p : rows) {
-    if (p.status != "Running") continue;
-    ++r.running_gpu_pods;
-    r.requested_after += p.gpus;
-    for (auto& line : r.workloads) {
-      if (line.ns != p.ns || line.owner != p.owner) continue;
-      line.after += p.gpus;
-      ++line.pods;
-      if (line.source.empty()) line.source = p.source;
-    }
-    std::stringstream ss(p.device);
-    std::string d;
-    while (std::getline(ss, d, ',')) {
-      if (!d.empty()) r.pods_per_device[d].push_back(p.ns + "/" + p.name);
-    }
-  }
-  r.occupied = static_cast<int>(r.pods_per_device.size());
-  return r;
-}
-
 std::string render_summary(const std::vector<PodRow>& rows, int gpus_in_cluster) {
   std::size_t running = 0;
   double requested = 0;
@@ -320,37 +285,6 @@ std::optional<WrittenWorkload> written_workload(const json& w, double gpus_per_m
     return std::nullopt;
   }
   if (out.gpus_per_pod <= 0) return std::nullopt;
-  return out;
-}
-
-std::string render_report(const Report& r) {
-  std::string out;
-  out += "GPUs requested by the workloads as written:   " + format_gpus(r.requested_before) + "\n";
-  out += "GPUs their running pods hold now (kubex):     " + format_gpus(r.requested_after);
-  if (r.requested_before > 0) {
-    char pct[64];
-    std::snprintf(pct, sizeof pct, "  (%.0f%% less)", 100 * (1 - r.requested_after / r.requested_before));
-    out += pct;
-  }
-  out += "\n";
-  out += "physical GPUs occupied:                       " + std::to_string(r.occupied) + " of " +
-         std::to_string(r.gpus_in_cluster) + " (" + std::to_string(r.running_gpu_pods) +
-         " running GPU pods; as written they would take " + std::to_string(r.devices_before) + ")\n";
-  out += "per workload (GPUs as written -> held now):\n";
-  std::size_t w = 0;
-  for (const auto& l : r.workloads) w = std::max(w, l.ns.size() + 1 + l.owner.size());
-  for (const auto& l : r.workloads) {
-    out += "  " + pad(l.ns + "/" + l.owner, w + 1) + pad(format_gpus(l.before), 5) + "-> " +
-           pad(format_gpus(l.after), 5) +
-           pad("(" + std::to_string(l.pods) + (l.pods == 1 ? " pod)" : " pods)"), 10) +
-           (l.source.empty() ? "unchanged by kubex" : "from " + l.source) + "\n";
-  }
-  out += "pods per GPU:\n";
-  for (const auto& [device, pods] : r.pods_per_device) {
-    std::string names;
-    for (const auto& p : pods) names += (names.empty() ? "" : ", ") + p;
-    out += "  " + pad(device, 18) + std::to_string(pods.size()) + "  " + names + "\n";
-  }
   return out;
 }
 

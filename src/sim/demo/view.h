@@ -57,25 +57,6 @@ struct WrittenWorkload {
 std::optional<WrittenWorkload> written_workload(const nlohmann::json& manifest,
                                                 double gpus_per_model_replica = 1);
 
-struct Report {
-  struct Line {
-    std::string ns, owner, source;
-    double before = 0, after = 0;  // GPUs as written / held by its running pods now
-    int pods = 0;                  // running
-  };
-  std::vector<Line> workloads;  // in the order given
-  double requested_before = 0;  // what the workloads ask for as written
-  double requested_after = 0;   // what their running pods hold now
-  int devices_before = 0;  // GPUs the pods would take as written: whole GPUs each, existing fractions packed
-  int occupied = 0;        // distinct physical GPUs holding at least one pod now
-  int gpus_in_cluster = 0;
-  int running_gpu_pods = 0;
-  std::map<std::string, std::vector<std::string>> pods_per_device;  // device -> pod names
-};
-Report make_report(const std::vector<WrittenWorkload>& workloads, const std::vector<PodRow>& rows,
-                   int gpus_in_cluster);
-std::string render_report(const Report& r);
-
 // "0.5", "1", "2.25": shortest decimal with at most 2 places.
 std::string format_gpus(double v);
 

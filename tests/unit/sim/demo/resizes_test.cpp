@@ -47,36 +47,6 @@ TEST(DemoResizes, NotesShowOnlyUnderPodsBeingReplaced) {
   EXPECT_NE(table.find("\n    ^ replacing: resize: to 0.72\n"), std::string::npos) << table;
 }
 
-TEST(DemoResizes, HistoryComesFromRollbackStateWithTheReactiveDriver) {  // RBK-1
-  json state = {{"phase", "Managed"},
-                {"history",
-                 {{{"at", "2026-12-02T10:00:00Z"}, {"container", "vllm"}, {"from", "1"}, {"to", "0.4"},
-                   {"mode", "kai"}, {"source", "ClusterStaticPolicy/demo-inference"}},
-                  {{"at", "2026-12-02T10:02:00Z"}, {"container", "vllm"}, {"from", "0.4"}, {"to", "0.72"},
-                   {"mode", "kai"}, {"source", "ClusterGpuReactivePolicy/demo-reactive"}}}}};
-  json owners = {{"items",
-                  {{{"kind", "Deployment"},
-                    {"metadata",
-                     {{"namespace", "ml"},
-                      {"name", "chat"},
-                      {"annotations",
-                       {{"rightsizing.kubex.ai/rollback-state", state.dump()},
-                        {"cwgpureactive.rightsizing.kubex.ai/reactive-state",
-                         R"({"baseline":{"vllm":"0.4"},"driver":"compute","updatedAt":"x"})"}}}}}},
-                   {{"kind", "Deployment"}, {"metadata", {{"namespace", "ml"}, {"name", "plain"}}}}}}};
-  auto h = resize_history(owners);
-  ASSERT_EQ(h.size(), 2u);
-  EXPECT_EQ(h[0].owner, "Deployment/chat");
-  EXPECT_EQ(h[0].driver, "");  // a static value has no driver
-  EXPECT_EQ(h[1].from, "0.4");
-  EXPECT_EQ(h[1].to, "0.72");
-  EXPECT_EQ(h[1].driver, "compute");
-  std::string text = render_resizes(h, {}, {});
-  EXPECT_NE(text.find("ml Deployment/chat vllm: 0.4 -> 0.72  by ClusterGpuReactivePolicy/demo-reactive (compute)"),
-            std::string::npos)
-      << text;
-}
-
 TEST(DemoResizes, EvictionCountsFromTheEnginesMetrics) {  // OBS-5
   std::string metrics =
       "# TYPE kubex_evictions_total counter\n"
@@ -87,7 +57,7 @@ TEST(DemoResizes, EvictionCountsFromTheEnginesMetrics) {  // OBS-5
   EvictionCounts c = eviction_counts(metrics);
   EXPECT_EQ(c.total("success"), 2);
   EXPECT_EQ(c.total("pdb_blocked"), 1);
-  std::string text = render_resizes({}, c, {"ml/a: refused by PDB web"});
+  std::string text = render_evictions(c, {"ml/a: refused by PDB web"});
   EXPECT_NE(text.find("Evictions: 2 done, 1 refused by a PodDisruptionBudget, 0 failed"), std::string::npos) << text;
   EXPECT_NE(text.find("  resize: 3\n"), std::string::npos) << text;
   EXPECT_EQ(text.find("  rollback:"), std::string::npos) << text;

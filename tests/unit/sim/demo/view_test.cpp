@@ -96,43 +96,6 @@ TEST(DemoView, WorkloadsAsWritten) {
   EXPECT_FALSE(written_workload(no_gpu));
 }
 
-TEST(DemoView, ReportCountsRunningPodsPerPhysicalGpu) {
-  std::vector<PodRow> rows(4);
-  rows[0] = {"ml", "a", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
-             "",   "",  "ClusterStaticPolicy/s", ""};
-  rows[1] = {"ml", "b", "Deployment/chat",      "Running", "n0", 0.4, true, "n0/gpu0", "",
-             "",   "",  "ClusterStaticPolicy/s", ""};
-  rows[2] = {"ml", "c", "Deployment/train", "Running", "n1", 1, false, "n1/gpu0", "", "", "", "", ""};
-  rows[3] = {"ml", "d", "Deployment/late", "Pending", "", 0.5, true, "", "", "", "", "", ""};
-  std::vector<WrittenWorkload> written = {{"ml", "Deployment/chat", 1, false, 2},
-                                          {"ml", "Deployment/train", 1, false, 1},
-                                          {"ml", "Deployment/nb", 0.25, true, 1}};
-  Report r = make_report(written, rows, 6);
-  EXPECT_DOUBLE_EQ(r.requested_before, 3.25);
-  EXPECT_DOUBLE_EQ(r.requested_after, 1.8);
-  EXPECT_EQ(r.devices_before, 4);  // three whole GPUs, and the quarter on a fourth
-  EXPECT_EQ(r.occupied, 2);
-  EXPECT_EQ(r.running_gpu_pods, 3);
-  EXPECT_EQ(r.pods_per_device.at("n0/gpu0").size(), 2u);
-  ASSERT_EQ(r.workloads.size(), 3u);
-  EXPECT_DOUBLE_EQ(r.workloads[0].after, 0.8);
-  EXPECT_EQ(r.workloads[0].pods, 2);
-  EXPECT_EQ(r.workloads[0].source, "ClusterStaticPolicy/s");
-  EXPECT_EQ(r.workloads[2].pods, 0);
-  std::string text = render_report(r);
-  EXPECT_NE(text.find("3.25"), std::string::npos) << text;
-  EXPECT_NE(text.find("1.8  (45% less)"), std::string::npos) << text;
-  EXPECT_NE(text.find("2 of 6 (3 running GPU pods; as written they would take 4)"), std::string::npos)
-      << text;
-  EXPECT_NE(text.find("ml/Deployment/chat  2    -> 0.8  (2 pods)  from ClusterStaticPolicy/s"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("unchanged by kubex"), std::string::npos) << text;
-  EXPECT_EQ(format_gpus(0.7), "0.7");
-  EXPECT_EQ(format_gpus(1), "1");
-  EXPECT_EQ(format_gpus(2.25), "2.25");
-  EXPECT_EQ(format_gpus(0.333), "0.33");
-}
 
 }  // namespace
 }  // namespace kubex::sim::demo
