@@ -231,6 +231,8 @@ def test_optional_pdb_and_service_monitor(helm, default):
         one(objs, "Deployment")["spec"]["template"]["metadata"]["labels"].items()
     sm = one(objs, "ServiceMonitor")
     assert sm["spec"]["endpoints"][0]["port"] == "http-metrics"
+    # RPT-5: kubex_workload_gpus's `namespace` is the workload's; without honorLabels Prometheus would rename it.
+    assert sm["spec"]["endpoints"][0]["honorLabels"] is True
     metrics = one(objs, "Service", f"{RELEASE}-metrics-service")
     assert sm["spec"]["selector"]["matchLabels"].items() <= metrics["metadata"]["labels"].items()
     err = template_error(helm, "--set", "podDisruptionBudget.enabled=true,podDisruptionBudget.maxUnavailable=1")
@@ -398,8 +400,17 @@ def test_singletons_follow_the_values_and_pass_the_engines_validator(helm, tmp_p
                     "--set", "globalConfiguration.prometheus.url=https://prom.monitoring.svc:9090",
                     "--set", "globalConfiguration.proactive.recommendationsConfigMap.namespace=kubex",
                     "--set", "globalConfiguration.proactive.recommendationsConfigMap.name=recs",
-                    "--set", "image.repository=registry.example.com/kubex,image.tag=1.2.3")
+                    "--set", "image.repository=registry.example.com/kubex,image.tag=1.2.3",
+                    "--set", "globalConfiguration.report.idle.smPercent=3",
+                    "--set-json", 'globalConfiguration.cost.gpuHourPrices=[{"nodeSelector": {"matchLabels": '
+                                  '{"nvidia.com/gpu.product": "Tesla-T4"}}, "price": "0.55", "currency": "EUR"}]')
     gc = one(objs, "GlobalConfiguration", "global-config")["spec"]
+    # RPT-2, RPT-3: the report's idle rule and prices (the validator below accepts them).
+    assert gc["report"] == {"idle": {"smPercent": 3, "memoryPercent": 10, "minimumGpus": "0.25"}}
+    assert gc["cost"] == {"gpuHourPrices": [{"nodeSelector": {"matchLabels": {"nvidia.com/gpu.product": "Tesla-T4"}},
+                                             "price": "0.55", "currency": "EUR"}]}
+    assert "cost" not in one(template(helm), "GlobalConfiguration")["spec"]  # no prices by default
+    assert "price" in template_error(helm, "--set-json", 'globalConfiguration.cost.gpuHourPrices=[{"price": "1,5"}]')
     assert gc["kai"] == {"schedulerName": "kai-scheduler", "memoryIsolation": "HAMiCore",
                          "reservationNamespace": "kai-resource-reservation"}
     # KAI-1, HLM-1: kai.gpuSharingMode renders spec.kai.gpuSharingMode; a mode KAI does not have is refused.
