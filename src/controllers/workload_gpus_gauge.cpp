@@ -18,6 +18,10 @@ WorkloadGpusGauge::WorkloadGpusGauge(kube::Metrics* metrics) {
 void WorkloadGpusGauge::set(const std::string& key, const std::string& ns, const std::string& kind,
                             const std::string& name, const decide::report::WorkloadGpus& gpus) {
   if (!family_) return;
+  if (gpus.as_written == 0 && gpus.held == 0) {  // a managed workload without GPUs: no series (cardinality)
+    drop(key);
+    return;
+  }
   std::lock_guard lk(mu_);
   Series& s = series_[key];
   if (!s.as_written) {

@@ -1,7 +1,8 @@
 // kubex_workload_gpus{namespace, owner_kind, owner, state="as_written"|"held"} (SPEC RPT-5, OBS-5): the GPUs of a
 // managed workload's pods as its template writes them and as they hold them now, set by the actuation controller
 // at every reconcile of the workload and dropped when the workload is gone or no longer managed, so dashboards
-// need no `kubex report`. Only the leader runs that controller, so only the leader exports the series.
+// need no `kubex report`. Only the leader runs that controller, so only the leader exports the series. A managed
+// workload that neither asks for nor holds a GPU has none: two series per managed GPU workload, no more.
 #pragma once
 
 #include <map>
