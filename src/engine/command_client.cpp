@@ -1,9 +1,23 @@
 #include "engine/command_client.h"
 
+#include <exception>
+#include <ostream>
+
+#include "common/log.h"
 #include "kube/client/client.h"
 #include "kube/client/kubeconfig.h"
 
 namespace kubex::engine {
+
+int run_quiet_command(const char* command, std::ostream& err, const std::function<int()>& body) {
+  common::set_log_level(common::LogLevel::kOff);
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    err << command << ": " << e.what() << "\n";
+    return 1;
+  }
+}
 
 common::Result<std::shared_ptr<kube::Client>> command_client(const std::string& kubeconfig, const std::string& context) {
   auto conn = kube::resolve_connection(kubeconfig, context);

@@ -255,14 +255,7 @@ std::string explain_kind(const std::string& arg) {
 }
 
 int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& err) {
-  // The informers' JSON log lines are the engine's; a command's stdout is its report (CLI §13a).
-  common::set_log_level(common::LogLevel::kOff);
-  try {
-    return Run(options, out, err).run();
-  } catch (const std::exception& e) {
-    err << kCommand << ": " << e.what() << "\n";
-    return kExitFailed;
-  }
+  return run_quiet_command(kCommand, err, [&] { return Run(options, out, err).run(); });
 }
 
 }  // namespace kubex::engine

@@ -10,6 +10,8 @@ import time
 import urllib.parse
 import urllib.request
 
+import yaml
+
 import pytest
 
 from conftest import wait_for
@@ -40,9 +42,10 @@ def http_get(url, timeout=5):
 
 class Prometheus:
     """A real Prometheus scraping one target every second (`target` None: no target). `history`: gpu_history.Series
-    backfilled into its data directory before it starts (days of samples, PRO-2)."""
+    backfilled into its data directory before it starts (days of samples, PRO-2). `rules`: a rule file it evaluates
+    every second. `extra_scrape_configs`: more scrape jobs (e.g. file-based discovery of an engine)."""
 
-    def __init__(self, target, history=None, query_log=False):
+    def __init__(self, target, history=None, query_log=False, rules=None, extra_scrape_configs=()):
         self.dir = pathlib.Path(tempfile.mkdtemp(prefix="kubex-prom-"))
         # query_log: Prometheus records every query it runs (global.query_log_file), so a test sees what was sent.
         self.query_log = self.dir / "queries.log" if query_log else None
@@ -51,16 +54,19 @@ class Prometheus:
             backfill(self.dir / "data", history)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        config = self.dir / "prometheus.yml"
-        config.write_text(
-            "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-            + (f"  query_log_file: {self.query_log}\n" if query_log else "")
-            + ("scrape_configs:\n  - job_name: kubex-sim-gpu\n    scrape_interval: 1s\n    scrape_timeout: 900ms\n"
-               f"    static_configs:\n      - targets: ['{target}']\n" if target else "scrape_configs: []\n")
-        )
+        config = {"global": {"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
+                  "scrape_configs": list(extra_scrape_configs)}
+        if query_log:
+            config["global"]["query_log_file"] = str(self.query_log)
+        if rules:
+            config["rule_files"] = [str(rules)]
+        if target:
+            config["scrape_configs"].insert(0, {"job_name": "kubex-sim-gpu", "static_configs": [{"targets": [target]}]})
+        path = self.dir / "prometheus.yml"
+        path.write_text(yaml.safe_dump(config))
         self.log = open(self.dir / "prometheus.log", "wb")
         self.proc = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={config}", f"--storage.tsdb.path={self.dir / 'data'}",
+            [PROMETHEUS, f"--config.file={path}", f"--storage.tsdb.path={self.dir / 'data'}",
              f"--web.listen-address=127.0.0.1:{self.port}"],
             stdout=self.log, stderr=subprocess.STDOUT)
         wait_for(lambda: self.proc.poll() is None and http_get(self.url + "/-/ready")[0] == 200,

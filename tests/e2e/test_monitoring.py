@@ -22,6 +22,7 @@ import yaml
 
 from conftest import ROOT, EngineProcess, wait_for
 from engine_proc import install_crds
+import test_gpu_metrics
 from test_gpu_metrics import PROMETHEUS, PROMTOOL, free_port, http_get, start_gpu_sim
 from test_helm_chart import CHART, NS, RELEASE, by_kind, find_helm, one, template, template_error
 from test_reactive import API, apply, kai_deployment, queue, starter_docs
@@ -226,32 +227,20 @@ kubelet:
 """
 
 
-class Prometheus:
+class Prometheus(test_gpu_metrics.Prometheus):
     """A real Prometheus scraping the sim's GPU exporter and the engine every second (the engine's address, known
     once it runs, through file-based discovery: set_engine), evaluating `rules` every second."""
 
     def __init__(self, exporter, rules):
-        self.dir = pathlib.Path(tempfile.mkdtemp(prefix="kubex-prom-"))
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.engine_targets = self.dir / "engine.json"
+        discovery = pathlib.Path(tempfile.mkdtemp(prefix="kubex-prom-sd-"))
+        self.engine_targets = discovery / "engine.json"
         self.engine_targets.write_text("[]")
-        config = {"global": {"scrape_interval": "1s", "scrape_timeout": "900ms", "evaluation_interval": "1s"},
-                  "rule_files": [str(rules)],
-                  "scrape_configs": [
-                      {"job_name": "kubex-sim-gpu", "static_configs": [{"targets": [exporter]}]},
-                      {"job_name": "kubex-automation-engine",
-                       "file_sd_configs": [{"files": [str(self.engine_targets)], "refresh_interval": "1s"}]}]}
-        (self.dir / "prometheus.yml").write_text(yaml.safe_dump(config))
-        self.log = open(self.dir / "prometheus.log", "wb")
-        self.proc = subprocess.Popen(
-            [PROMETHEUS, f"--config.file={self.dir / 'prometheus.yml'}", f"--storage.tsdb.path={self.dir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{self.port}"], stdout=self.log, stderr=subprocess.STDOUT)
-        wait_for(lambda: self.proc.poll() is None and http_get(self.url + "/-/ready")[0] == 200,
-                 timeout=30, interval=0.1, what="prometheus ready")
+        super().__init__(exporter, rules=rules, extra_scrape_configs=[
+            {"job_name": "kubex-automation-engine",
+             "file_sd_configs": [{"files": [str(self.engine_targets)], "refresh_interval": "1s"}]}])
 
     def set_engine(self, address):
-        tmp = self.dir / "engine.json.tmp"
+        tmp = self.engine_targets.with_suffix(".tmp")
         tmp.write_text(json.dumps([{"targets": [address]}]))
         tmp.rename(self.engine_targets)
 
@@ -264,15 +253,8 @@ class Prometheus:
         return self.api("query", query=promql)["result"]
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        super().stop()
+        shutil.rmtree(self.engine_targets.parent, ignore_errors=True)
 
 
 def whole_gpu_deployment(name, ns, node):

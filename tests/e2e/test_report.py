@@ -22,18 +22,9 @@ from conftest import BIN, ROOT, EngineProcess, wait_for
 from gpu_history import Series
 from headless_chromium import visit
 from test_gpu_metrics import Prometheus, free_port, start_gpu_sim
-from test_kai_modes import start_when_static_is_known, static_policy
+from test_kai_modes import SIM_CONFIG, start_when_static_is_known, static_policy  # four T4 nodes
 from test_reactive import API, apply, metric, queue, running, starter_docs
 
-SIM_CONFIG = """
-nodePools:
-  - name: g
-    count: 4
-    gpusPerNode: 1
-    gpuProduct: Tesla-T4
-    cpu: "16"
-    memory: 64Gi
-"""
 PRICE = 2.0
 ARTIFACTS = pathlib.Path(os.environ.get("KUBEX_BUILD_DIR", ROOT / "build")) / "test-artifacts"
 
