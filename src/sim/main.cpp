@@ -8,8 +8,11 @@
 #include <optional>
 #include <thread>
 
+#include "common/file_io.h"
 #include "common/log.h"
+#include "common/yaml.h"
 #include "sim/agent/agent.h"
+#include "sim/apiserver/faults.h"
 #include "sim/cluster/cluster.h"
 #include "sim/cluster/instance.h"
 #include "sim/cluster/trace_cluster.h"
@@ -40,7 +43,27 @@ struct ServeOptions {
   std::string kai_version, gpu_sharing_mode;  // "" = the --config file's, else the defaults (SIM-4)
   bool no_cluster = false;
   kubex::sim::cluster::TraceOptions trace;  // trace.dir empty: no trace
+  std::string faults;  // SIM-8: a faults file; "" = the --config file's `faults`, else none
 };
+
+// SIM-8: the faults of --faults FILE, else of the --config file's `faults` key, else none (nullopt). An error names
+// the file and the field.
+kubex::common::Result<std::optional<kubex::sim::FaultConfig>> load_faults(const ServeOptions& o) {
+  using namespace kubex;
+  if (!o.faults.empty()) {
+    auto f = sim::FaultConfig::load(o.faults);
+    if (!f) return common::fail("invalid --faults: " + f.error().str());
+    return std::optional(std::move(*f));
+  }
+  if (o.config.empty()) return std::optional<sim::FaultConfig>{};
+  auto text = common::read_file(o.config);
+  if (!text) return common::fail("invalid --config: " + text.error().str());
+  auto doc = common::yaml_to_json(*text);
+  if (!doc || !doc->is_object() || !doc->contains("faults")) return std::optional<sim::FaultConfig>{};
+  auto f = sim::FaultConfig::parse((*doc)["faults"], "faults");
+  if (!f) return common::fail("invalid --config: " + o.config + ": " + f.error().str());
+  return std::optional(std::move(*f));
+}
 
 int serve(const ServeOptions& o) {
   using namespace kubex;
@@ -90,6 +113,18 @@ int serve(const ServeOptions& o) {
   if (auto k = sim::cluster::apply_kai_flags(io.cluster, o.kai_version, o.gpu_sharing_mode); !k) {
     std::fprintf(stderr, "kubex-sim: %s\n", k.error().str().c_str());
     return 2;
+  }
+  auto faults = load_faults(o);
+  if (!faults) {
+    std::fprintf(stderr, "kubex-sim: %s\n", faults.error().str().c_str());
+    return 2;
+  }
+  if (*faults) {
+    io.faults = std::make_shared<sim::FaultInjector>(std::move(**faults));
+    common::Logger("kubex-sim.faults")
+        .info("fault injection on", {{"source", o.faults.empty() ? o.config + " (faults)" : o.faults},
+                                     {"seed", io.faults->seed()},
+                                     {"rules", io.faults->config().rules.size()}});
   }
   std::optional<sim::cluster::Trace> trace;
   if (!o.trace.dir.empty()) {
@@ -158,6 +193,9 @@ int main(int argc, char** argv) {
                         "Events kept per resource for WATCH; older resourceVersions get 410 Gone");
   serve_cmd->add_option("--log-level", so.log_level, "debug, info, warn or error");
   serve_cmd->add_option("--config", so.config, "Cluster configuration (YAML): node pools, kubelet timings, GPU isolation");
+  serve_cmd->add_option("--faults", so.faults,
+                        "Inject API faults for tests (YAML: seed and rules of 429, 5xx, latency, watch cuts, 410; "
+                        "see docs/kubex-sim.md). Default: none, or the --config file's faults");
   serve_cmd->add_option("--metrics-listen", so.metrics_listen,
                         "HOST:PORT of the GPU metrics exporter (port 0 picks one; empty disables it)");
   add_kai_options(serve_cmd, so.kai_version, so.gpu_sharing_mode);

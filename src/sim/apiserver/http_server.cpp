@@ -4,9 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <thread>
+
 #include "common/log.h"
 #include "common/x509.h"
 #include "sim/apiserver/api_server.h"
+#include "sim/apiserver/faults.h"
 
 namespace kubex::sim {
 
@@ -20,8 +23,96 @@ struct HttpServer::Impl {
   int port = 0;
   std::string ctx_error;
   common::Logger log{"kubex-sim.http"};
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 
   Impl(ApiServer& a, Credentials c, HttpServerOptions o) : api(a), creds(std::move(c)), options(std::move(o)) {}
+
+  // SIM-8: decides the faults of one resource request; answers it here (true) with an injected error or 410,
+  // else leaves `cut` set for a WATCH to be cut and, for a time cut, shortens the WATCH's timeoutSeconds.
+  bool inject_fault(const httplib::Request& req, ApiRequest& ar, httplib::Response& res, FaultDecision& d) {
+    auto ri = parse_request_info(ar.method, ar.path, ar.query);
+    if (!ri) return false;  // discovery, OpenAPI, health and /simz/ are never faulted
+    FaultRequest fr{ri->verb, ri->group, ri->resource, ri->subresource, ri->ns, ri->name,
+                    req.get_header_value("User-Agent"), false};
+    if (auto rv = ar.param("resourceVersion"); rv && !rv->empty() && *rv != "0") fr.has_resource_version = true;
+    auto since = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+    d = options.faults->decide(fr, since);
+    if (d.latency.count() > 0) std::this_thread::sleep_for(d.latency);
+    if (d.status == 410) {
+      // Like the watch cache for a too-old resourceVersion: 200, one ERROR event with the Expired Status, end.
+      std::string line = nlohmann::json{{"type", "ERROR"},
+                                        {"object", FaultInjector::status_body(
+                                                       410, 0, "too old resource version: " +
+                                                                   ar.param("resourceVersion").value_or("") + " (" +
+                                                                   std::to_string(api.store().current_rv()) + ")")}}
+                             .dump() + "\n";
+      res.status = 200;
+      res.set_chunked_content_provider("application/json;stream=watch",
+                                       [line](std::size_t, httplib::DataSink& sink) {
+                                         sink.write(line.data(), line.size());
+                                         sink.done();
+                                         return true;
+                                       });
+      return true;
+    }
+    if (d.status != 0) {
+      std::string detail = "injected by kubex-sim --faults rule " + std::to_string(d.rule);
+      if (const auto& name = options.faults->config().rules[static_cast<std::size_t>(d.rule)].name; !name.empty()) {
+        detail += " (" + name + ")";
+      }
+      res.status = d.status;
+      if (d.retry_after_seconds > 0) res.set_header("Retry-After", std::to_string(d.retry_after_seconds));
+      res.set_content(FaultInjector::status_body(d.status, d.retry_after_seconds, detail).dump(), "application/json");
+      return true;
+    }
+    if (d.cut && d.cut_after.count() > 0) {
+      // A time cut is the watch's own server-side timeout, shortened (whole seconds, like timeoutSeconds).
+      auto secs = std::chrono::ceil<std::chrono::seconds>(d.cut_after).count();
+      auto own = ar.param("timeoutSeconds");
+      long long own_secs = 0;
+      bool bad = false;
+      try {
+        if (own && !own->empty()) own_secs = std::stoll(*own);
+      } catch (...) {
+        bad = true;  // left to ApiServer, which answers 400
+      }
+      if (bad || (own_secs > 0 && own_secs <= secs)) {
+        d.cut_after = std::chrono::milliseconds(0);  // the client's own timeout comes first
+      } else {
+        ar.query.erase("timeoutSeconds");
+        ar.query.emplace("timeoutSeconds", std::to_string(secs));
+        d.cut_after = std::chrono::seconds(secs);
+      }
+      if (d.cut_after_events == 0 && d.cut_after.count() == 0) d.cut = false;
+    }
+    return false;
+  }
+
+  // Wraps a WATCH stream so that it ends after the decision's events or time; `abort` asks the HTTP layer to
+  // drop the connection without the last chunk (an abrupt cut).
+  StreamFn cut_stream(StreamFn inner, const FaultDecision& d, std::shared_ptr<bool> abort) {
+    auto faults = options.faults;
+    return [inner = std::move(inner), d, abort, faults](const std::function<bool(const std::string&)>& write) {
+      auto start = std::chrono::steady_clock::now();
+      std::uint64_t events = 0;
+      bool reached = false;
+      inner([&](const std::string& chunk) {
+        if (!write(chunk)) return false;
+        if (!chunk.empty() && d.cut_after_events > 0 && ++events >= d.cut_after_events) {
+          reached = true;
+          return false;
+        }
+        return true;
+      });
+      if (!reached && d.cut_after.count() > 0 &&
+          std::chrono::steady_clock::now() - start >= d.cut_after - std::chrono::milliseconds(100)) {
+        reached = true;  // ended by the shortened timeoutSeconds
+      }
+      if (!reached) return;
+      faults->cut_done(d.cut_rule, d.cut_abrupt);
+      if (d.cut_abrupt) *abort = true;
+    };
+  }
 
   std::optional<UserInfo> authenticate(const httplib::Request& req) {
     std::string auth = req.get_header_value("Authorization");
@@ -57,6 +148,13 @@ struct HttpServer::Impl {
     ar.content_type = req.get_header_value("Content-Type");
     ar.accept = req.get_header_value("Accept");
     if (user) ar.user = *user;
+    if (req.path == "/simz/faults" && (req.method == "GET" || req.method == "HEAD")) {
+      auto counts = options.faults ? options.faults->counts() : FaultInjector::disabled_counts();
+      res.set_content(counts.dump(), "application/json");
+      return;
+    }
+    FaultDecision fault;
+    if (options.faults && inject_fault(req, ar, res, fault)) return;
     ApiResponse out = api.handle(ar);
     res.status = out.status;
     for (const auto& w : out.warnings) {
@@ -70,13 +168,19 @@ struct HttpServer::Impl {
     for (const auto& [k, v] : out.headers) res.headers.emplace(k, v);
     res.headers.emplace("Audit-Id", std::to_string(reinterpret_cast<std::uintptr_t>(&res)));
     if (out.stream) {
+      std::shared_ptr<bool> abort;
+      if (fault.cut) {
+        abort = std::make_shared<bool>(false);
+        out.stream = cut_stream(std::move(out.stream), fault, abort);
+      }
       auto stream = std::make_shared<StreamFn>(std::move(out.stream));
-      res.set_chunked_content_provider(out.content_type, [stream](std::size_t, httplib::DataSink& sink) {
+      res.set_chunked_content_provider(out.content_type, [stream, abort](std::size_t, httplib::DataSink& sink) {
         (*stream)([&sink](const std::string& chunk) {
           if (!sink.is_writable()) return false;
           if (chunk.empty()) return true;
           return sink.write(chunk.data(), chunk.size());
         });
+        if (abort && *abort) return false;  // closes the connection without the terminating chunk
         sink.done();
         return true;
       });

@@ -1,5 +1,5 @@
 // HTTPS front end of kubex-sim: authentication (client certificate or bearer token), request decoding,
-// streaming WATCH responses, Warning headers.
+// streaming WATCH responses, Warning headers, and the injected API faults of `--faults` (faults.h).
 #pragma once
 
 #include <memory>
@@ -11,11 +11,13 @@
 namespace kubex::sim {
 
 class ApiServer;
+class FaultInjector;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   int port = 0;  // 0 = pick a free port
   std::size_t threads = 256;
+  std::shared_ptr<FaultInjector> faults;  // SIM-8 `--faults`; null (the default) injects nothing
 };
 
 class HttpServer {

@@ -19,6 +19,7 @@ common::Result<std::unique_ptr<Instance>> Instance::start(const InstanceOptions&
   HttpServerOptions http;
   http.host = o.host;
   http.port = o.port;
+  http.faults = o.faults;
   ApiServerOptions api_opts;
   api_opts.watch_window = o.watch_cache_size;
   api_opts.service_map = o.service_map;

@@ -13,6 +13,7 @@
 
 namespace kubex::sim {
 class ApiServer;
+class FaultInjector;
 class HttpServer;
 class Persistence;
 }  // namespace kubex::sim
@@ -32,6 +33,7 @@ struct InstanceOptions {
   ClusterConfig cluster = ClusterConfig::defaults();
   std::string metrics_listen = "127.0.0.1:0";  // "" = no GPU exporter
   bool no_cluster = false;
+  std::shared_ptr<FaultInjector> faults;  // SIM-8 `--faults`: injected API faults (null: none)
 };
 
 class Instance {
