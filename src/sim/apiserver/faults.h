@@ -107,7 +107,7 @@ class FaultInjector {
   // given verb, resource, namespace, name and user agent gets the same answer from a rule in every run with the
   // same seed, whatever other requests interleave. Counts the faults it returns (but not cuts: see cut_done).
   FaultDecision decide(const FaultRequest& req, std::chrono::milliseconds since_start);
-  // Reports that a stream cut by `decision` ended: `happened` when the limit was reached (not the client leaving).
+  // Counts a WATCH cut that happened (its event or time limit was reached; not a client that left first).
   void cut_done(int rule, bool abrupt);
 
   // The metav1.Status body kube-apiserver sends for `status` (429, 500, 503, 504, 410).
