@@ -52,7 +52,12 @@ EvictionResult classify(int http_code, const std::string& body) {
   json j = json::parse(body, nullptr, false);
   bool status = j.is_object() && j.value("kind", "") == "Status";
   std::string message;
+  bool throttled = false;  // a 429 that says when to come back and names no budget: the API server's throttling
   if (status) {
+    if (j.contains("details") && j["details"].is_object()) {
+      const json& ra = j["details"].value("retryAfterSeconds", json());
+      throttled = ra.is_number_integer() && ra.get<int>() > 0;
+    }
     if (j.contains("message") && j["message"].is_string()) message = j["message"].get<std::string>();
     if (http_code >= 200 && http_code < 300 && j.value("status", "") == "Failure") {
       int inner = j.contains("code") && j["code"].is_number_integer() ? j["code"].get<int>() : 0;
@@ -84,7 +89,7 @@ EvictionResult classify(int http_code, const std::string& body) {
   } else if (code == 409 && message.find("UID in precondition") != std::string::npos) {
     // The pod of that name is another one (kube-apiserver's and kubex-sim's wording): ours is gone.
     r.outcome = Outcome::kGone;
-  } else if (code == 429) {
+  } else if (code == 429 && (!throttled || !r.cause.empty())) {
     r.outcome = Outcome::kPdbBlocked;
   } else {
     r.outcome = Outcome::kError;

@@ -29,7 +29,8 @@ struct EvictionResult {
     kEvicted,     // 200/201: the server accepted the eviction (the pod is now terminating)
     kGone,        // 404, or 409 on the uid precondition: the pod we meant no longer exists (a success)
     kPdbBlocked,  // 429: a PodDisruptionBudget refused it (ACT-5)
-    kError,       // anything else, a transport failure included (http_code 0); retried by the caller
+    kError,       // anything else, a transport failure or a throttling 429 (retryAfterSeconds and no
+                  // DisruptionBudget cause, ENG-4) included (http_code 0 when nothing came back); retried later
     kDryRun,      // --dry-run: nothing was sent (ACT-8)
   };
   Outcome outcome = Outcome::kError;

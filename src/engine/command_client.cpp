@@ -24,6 +24,7 @@ common::Result<std::shared_ptr<kube::Client>> command_client(const std::string& 
   if (!conn) return std::unexpected(common::Error{"", "invalid kubeconfig: " + conn.error().str()});
   kube::ClientOptions co;
   co.max_retries = 2;
+  co.max_retry_after_retries = 3;  // a command answers within seconds, not after ten Retry-Afters
   auto client = kube::Client::create(*conn, co);
   if (!client) return std::unexpected(common::Error{"", "invalid kubeconfig: " + client.error().str()});
   return *client;

@@ -86,6 +86,7 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   kube::ClientOptions co;
   co.timeout = std::chrono::milliseconds(15000);
   co.max_retries = 0;
+  co.max_retry_after_retries = 0;  // a failed probe is a verdict (WHH-2); the next probe comes soon
   auto probe_client = kube::Client::create(state.client->config(), co);
   std::shared_ptr<kube::Client> client = probe_client ? *probe_client : state.client;
   if (probe_client) client->set_observer(state.manager.metrics().request_observer());
@@ -142,11 +143,13 @@ std::shared_ptr<controllers::ReactiveRecommender> reactive_recommender(EngineSta
   return r;
 }
 
-// Evictions go through their own client that does not retry: a 429 is a PDB's answer (ACT-5), and a failed
-// eviction is retried after resizeRetryInterval, not at once.
+// Evictions go through their own client that does not retry: a 429 is a PDB's answer (ACT-5), or the API server's
+// throttling (ENG-4), which the evictor tells apart; a failed or throttled eviction is tried again after
+// resizeRetryInterval, not at once, and never blocks a reconcile worker for a Retry-After.
 std::shared_ptr<act::Evictor> evictor(EngineState& state, const char* logger) {
   kube::ClientOptions co;
   co.max_retries = 0;
+  co.max_retry_after_retries = 0;
   auto evict_client = kube::Client::create(state.client->config(), co);
   std::shared_ptr<kube::Client> client = evict_client ? *evict_client : state.client;
   if (evict_client) client->set_observer(state.manager.metrics().request_observer());

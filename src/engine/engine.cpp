@@ -91,6 +91,7 @@ int run_engine(const EngineOptions& o) {
   lease_opts.burst = 10;
   lease_opts.timeout = std::chrono::milliseconds(4000);
   lease_opts.max_retries = 0;
+  lease_opts.max_retry_after_retries = 0;  // the elector retries every 2 s itself (ENG-1)
   auto lease_client = kube::Client::create(*conn, lease_opts);
   kube::ClientOptions probe_opts;
   probe_opts.timeout = std::chrono::milliseconds(5000);

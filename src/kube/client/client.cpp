@@ -211,6 +211,10 @@ struct Client::Impl {
     return h;
   }
 
+  static bool idempotent(const std::string& method) {
+    return method == "GET" || method == "HEAD" || method == "PUT" || method == "DELETE";
+  }
+
   std::chrono::milliseconds backoff(int attempt) {
     long base = options.backoff_base.count() << std::min(attempt, 16);
     base = std::min<long>(base, options.backoff_cap.count());
@@ -267,13 +271,17 @@ struct Client::Impl {
       }
       observe(method, std::to_string(res.status));
       give_back(std::move(cli));
-      if (res.status == 429 || (res.status >= 500 && res.status != 501)) {
-        if (attempt < options.max_retries) {
-          ApiStatus s = status_from(res.status, res.body);
-          auto wait = backoff(attempt);
-          int ra = s.retry_after_seconds;
-          if (res.has_header("Retry-After")) ra = std::max(ra, std::atoi(res.get_header_value("Retry-After").c_str()));
-          if (ra > 0) wait = std::max<std::chrono::milliseconds>(wait, std::chrono::seconds(ra));
+      if (res.status == 429 || (res.status >= 500 && res.status != 501)) {  // ENG-4 (ClientOptions)
+        int ra = 0;
+        if (res.has_header("Retry-After")) ra = std::atoi(res.get_header_value("Retry-After").c_str());
+        if (ra <= 0) ra = status_from(res.status, res.body).retry_after_seconds;
+        const bool told_to_wait = ra > 0 || (res.status == 429 && options.retry_bare_429);
+        const bool bare_429 = res.status == 429 && ra <= 0 && !options.retry_bare_429;
+        const int limit = told_to_wait ? std::max(options.max_retry_after_retries, options.max_retries)
+                                       : (idempotent(method) && !bare_429 ? options.max_retries : 0);
+        if (attempt < limit) {
+          auto wait = backoff(std::min(attempt, options.max_retries));
+          if (ra > 0) wait = std::max<std::chrono::milliseconds>(wait, std::chrono::seconds(std::min(ra, 60)));
           std::this_thread::sleep_for(wait);
           continue;
         }

@@ -47,7 +47,15 @@ struct ClientOptions {
   double qps = 20;
   int burst = 30;
   std::chrono::milliseconds timeout{30000};  // per request (not watches)
-  int max_retries = 5;                       // for 429, 5xx and connection failures
+  // ENG-4, like client-go: a 429, or a 5xx with Retry-After, was not processed and is sent again after
+  // max(Retry-After, back-off), at most `max_retry_after_retries` times, whatever the verb; any other 5xx (not 501)
+  // is sent again with jittered back-off only for idempotent verbs (GET, HEAD, PUT, DELETE), at most
+  // `max_retries` times, as are connection failures. A 5xx to a POST or PATCH goes back to the caller.
+  int max_retries = 5;
+  int max_retry_after_retries = 10;
+  // A 429 without Retry-After counts as "told to wait" (true), or goes back to the caller (false: the eviction
+  // client, for which such a 429 is a PodDisruptionBudget's refusal, ACT-5).
+  bool retry_bare_429 = true;
   std::chrono::milliseconds backoff_base{100};
   std::chrono::milliseconds backoff_cap{10000};
   std::string user_agent = "kubex/0.1";

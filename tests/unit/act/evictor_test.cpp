@@ -101,12 +101,13 @@ class Sim {
   bool ready() const { return ready_; }
   const std::string& error() const { return error_; }
 
-  // A client that does not retry 429 or 5xx itself, as evictions want (act/evictor.h).
+  // A client that does not retry 429 or 5xx itself, as evictions want (act/evictor.h, engine/controllers.cpp).
   std::shared_ptr<kube::Client> client(std::atomic<int>* posts = nullptr) const {
     auto cfg = kube::load_kubeconfig(kubeconfig_);
     EXPECT_TRUE(cfg.has_value());
     kube::ClientOptions opts;
     opts.max_retries = 0;
+    opts.max_retry_after_retries = 0;
     auto c = kube::Client::create(*cfg, opts);
     EXPECT_TRUE(c.has_value());
     if (posts) {
@@ -359,6 +360,7 @@ class EvictorAnswers : public ::testing::Test {
     cfg.server = "http://127.0.0.1:" + std::to_string(port_);
     kube::ClientOptions opts;
     opts.max_retries = 0;
+    opts.max_retry_after_retries = 0;
     client_ = *kube::Client::create(cfg, opts);
   }
   void TearDown() override {
@@ -413,6 +415,7 @@ TEST_F(EvictorAnswers, ClassifiesEveryAnswer) {  // SPEC §1.8, ACT-5
       "Operation cannot be fulfilled on pods \"p\": Precondition failed: UID in precondition: a, UID in "
       "object meta: b";
   const std::string processing_cause = "The disruption budget web is still being processed by the server.";
+  const std::string kThrottled = "Too many requests, please try again later.";
   const json processing = {{"retryAfterSeconds", 10},
                            {"causes", {{{"reason", "DisruptionBudget"}, {"message", processing_cause}}}}};
   const std::vector<Case> cases = {
@@ -426,6 +429,10 @@ TEST_F(EvictorAnswers, ClassifiesEveryAnswer) {  // SPEC §1.8, ACT-5
       {409, failure(409, "Conflict", "the object has been modified"), Outcome::kError, 409,
        "the object has been modified"},
       {429, failure(429, "TooManyRequests", kPdbMessage, processing), Outcome::kPdbBlocked, 429, kPdbMessage},
+      // ENG-4: the API server's throttling (retryAfterSeconds, no budget named) is no PDB refusal: an error,
+      // tried again later, never remembered as pdb-blocked (ACT-5).
+      {429, failure(429, "TooManyRequests", kThrottled, {{"retryAfterSeconds", 1}}), Outcome::kError, 429,
+       kThrottled},
       {403, failure(403, "Forbidden", "forbidden"), Outcome::kError, 403, "forbidden"},
       {503, "upstream unavailable", Outcome::kError, 503, "upstream unavailable"},
       {500, "", Outcome::kError, 500, "HTTP 500"},
@@ -437,13 +444,13 @@ TEST_F(EvictorAnswers, ClassifiesEveryAnswer) {  // SPEC §1.8, ACT-5
     EXPECT_EQ(r.http_code, c.code) << c.body;
     EXPECT_EQ(r.message, c.message) << c.body;
   }
-  answer(429, cases[6].body);
+  answer(429, cases[6].body);  // the budget still being processed
   EXPECT_EQ(evict({"ml", "p", "a"}).cause, processing_cause);
 
   std::string text = metrics_.render();
   EXPECT_TRUE(counted(text, "resize", "success", 4)) << text;
   EXPECT_TRUE(counted(text, "resize", "pdb_blocked", 2));
-  EXPECT_TRUE(counted(text, "resize", "error", 5));
+  EXPECT_TRUE(counted(text, "resize", "error", 6));
 }
 
 TEST(Evictor, ATransportFailureIsAnErrorWithCodeZero) {  // SPEC §1.8: anything else is an error
