@@ -186,6 +186,11 @@ Informer::ListOutcome Informer::relist() {
   lo.label_selector = options_.label_selector;
   lo.field_selector = options_.field_selector;
   lo.page_size = options_.page_size;
+  lo.on_restart = [&] {  // ENG-4: an expired continue token; the list starts again from scratch
+    fresh.clear();
+    std::lock_guard lk(stats_mu_);
+    ++stats_.list_restarts;
+  };
   auto rv = client_->list(path_, lo, [&](json&& item) {
     try {
       if (auto p = project_(item)) fresh.insert(std::move(p));

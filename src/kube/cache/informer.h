@@ -83,6 +83,7 @@ class Informer {
 
   struct Stats {
     std::uint64_t lists = 0, watches = 0, events = 0, relists_after_gone = 0, errors = 0;
+    std::uint64_t list_restarts = 0;  // LISTs started again after their continue token expired (ENG-4)
   };
   Stats stats() const;
 

@@ -409,6 +409,7 @@ KResult<json> Client::remove(const std::string& path, const DeleteOptions& opts)
 KResult<std::string> Client::list(const std::string& path, const ListOptions& opts,
                                   const std::function<void(json&& item)>& on_item) {
   std::string cont, rv;
+  int restarts = 0;
   while (true) {
     auto page = impl_->send_json("GET", with_query(path, {{"limit", std::to_string(opts.page_size)},
                                                           {"labelSelector", opts.label_selector},
@@ -416,6 +417,13 @@ KResult<std::string> Client::list(const std::string& path, const ListOptions& op
                                                           {"resourceVersion", cont.empty() ? opts.resource_version : ""},
                                                           {"continue", cont}}),
                                  "", "");
+    if (!page && page.error().gone() && !cont.empty() && opts.on_restart && restarts < 3) {
+      ++restarts;  // the continue token expired: a consistent list needs a fresh start
+      opts.on_restart();
+      cont.clear();
+      rv.clear();
+      continue;
+    }
     if (!page) return std::unexpected(page.error());
     const json meta = page->value("metadata", json::object());
     if (rv.empty()) rv = meta.value("resourceVersion", "");

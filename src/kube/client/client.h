@@ -82,6 +82,10 @@ struct ListOptions {
   std::string label_selector, field_selector;
   int page_size = 500;
   std::string resource_version;  // "" = most recent (consistent read)
+  // ENG-4: when set, a LIST whose continue token expired (410 on a later page) starts again from the first page,
+  // at most 3 times: `on_restart` is called first, so that the caller drops the items it got. Unset: the 410 is
+  // returned.
+  std::function<void()> on_restart;
 };
 
 struct WatchOptions {
