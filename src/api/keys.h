@@ -31,6 +31,8 @@ inline constexpr const char* kDesiredLimitsSuffix = ".rightsizing.kubex.ai/desir
 inline constexpr const char* kReactiveStateSuffix = ".rightsizing.kubex.ai/reactive-state";
 inline constexpr const char* kProactiveStateSuffix = ".rightsizing.kubex.ai/proactive-state";
 inline constexpr const char* kRollbackState = "rightsizing.kubex.ai/rollback-state";
+// ACT-9: the ACT-5 "do not retry" record and the ACT-7 back-off, kept on the owner across restarts.
+inline constexpr const char* kActuationState = "rightsizing.kubex.ai/actuation-state";
 
 // Pod annotations written by admission and actuation.
 inline constexpr const char* kAutomationConstraints = "rightsizing.kubex.ai/automation-constraints";
