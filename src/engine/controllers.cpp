@@ -180,6 +180,16 @@ void follow_workloads(EngineState& state, C* c) {
   });
 }
 
+// Issue 27 item 4: when PodAdmissionWebhookHealthy turns True (after a restart, a leader change or an outage), every
+// workload is looked at again at once, so the evictions ACT-2 held back go now, not at the next periodic resync.
+void resume_when_webhook_healthy(const std::shared_ptr<controllers::WorkloadController>& c,
+                                 const std::shared_ptr<const controllers::WebhookHealthSignal>& webhook) {
+  if (!webhook) return;
+  webhook->on_healthy([w = std::weak_ptr<controllers::WorkloadController>(c)] {
+    if (auto live = w.lock()) live->all_changed();
+  });
+}
+
 // ACT-1…ACT-8.
 std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, const observe::CatalogView& catalog,
                                                             std::shared_ptr<const controllers::WebhookHealthSignal> webhook) {
@@ -189,12 +199,13 @@ std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, 
   d.evictor = evictor(state, "controller.actuation");
   d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.actuation"));
   d.events = &state.manager.events();
-  d.webhook = std::move(webhook);
+  d.webhook = webhook;
   controllers::ActuationOptions o;
   o.dry_run = state.options.dry_run;
   o.metrics = &state.manager.metrics();
   auto c = std::make_shared<controllers::ActuationController>(std::move(d), o);
   follow_workloads(state, c.get());
+  resume_when_webhook_healthy(c, webhook);
   return c;
 }
 
@@ -209,12 +220,13 @@ std::shared_ptr<controllers::RollbackController> rollback(EngineState& state, co
   d.owner_annotations =
       act::client_annotation_writer(state.client, state.options.dry_run, common::Logger("controller.rollback"));
   d.events = &state.manager.events();
-  d.webhook = std::move(webhook);
+  d.webhook = webhook;
   controllers::RollbackOptions o;
   o.dry_run = state.options.dry_run;
   o.metrics = &state.manager.metrics();
   auto c = std::make_shared<controllers::RollbackController>(std::move(d), o);
   follow_workloads(state, c.get());
+  resume_when_webhook_healthy(c, webhook);
   return c;
 }
 
