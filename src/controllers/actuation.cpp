@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "act/evictor.h"
+#include "act/owner_annotations.h"
 #include "act/pod_annotations.h"
 #include "api/keys.h"
 #include "decide/actuation/rollback.h"
@@ -57,6 +58,7 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
   PlanRunner run;
   run.evictor = deps_.evictor.get();
   run.pod_annotations = deps_.pod_annotations.get();
+  run.owner_annotations = deps_.owner_annotations.get();
   run.events = deps_.events;
   run.log = &log_;
   run.reason = act::EvictionReason::kResize;

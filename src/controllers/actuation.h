@@ -29,6 +29,7 @@ class EventRecorder;
 class Metrics;
 }  // namespace kubex::kube
 namespace kubex::act {
+class AnnotationWriter;
 class Evictor;
 class PodAnnotationWriter;
 }  // namespace kubex::act
@@ -45,6 +46,7 @@ struct ActuationDeps {
   std::unique_ptr<observe::ActuationFacts> facts;
   std::shared_ptr<act::Evictor> evictor;
   std::shared_ptr<act::PodAnnotationWriter> pod_annotations;
+  std::shared_ptr<act::AnnotationWriter> owner_annotations;  // ACT-9 actuation-state; null = in process only
   kube::EventRecorder* events = nullptr;                 // may be null
   std::shared_ptr<const WebhookHealthSignal> webhook;    // PodAdmissionWebhookHealthy (ACT-2); null = healthy
 };
@@ -69,7 +71,7 @@ class ActuationController final : public WorkloadController {
   ActuationDeps deps_;
   ActuationOptions options_;
   common::Logger log_{"controller.actuation"};
-  EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key
+  EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key (a cache of actuation-state, ACT-9)
   WorkloadGpusGauge gpus_;   // kubex_workload_gpus (RPT-5)
 };
 

@@ -136,7 +136,11 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
   std::map<std::string, std::string> set;
   std::vector<std::string> remove = plan.remove_annotations;
   if (write) set[api::keys::kRollbackState] = *write;
-  if (plan.remove_state) remove.push_back(api::keys::kRollbackState);
+  if (plan.remove_state) {
+    remove.push_back(api::keys::kRollbackState);
+    // ACT-9: what ACT-5/ACT-7 remembered goes with it; a workload managed again starts afresh.
+    if (view.annotation(api::keys::kActuationState)) remove.push_back(api::keys::kActuationState);
+  }
   if (!set.empty() || !remove.empty()) {
     auto r = deps_.owner_annotations->write(view, set, remove, "rollback state");
     if (!r) return std::unexpected(r.error());
@@ -177,6 +181,7 @@ da::Result RollbackController::roll_pods(const std::string& key, const WorkloadC
   PlanRunner run;
   run.evictor = deps_.evictor.get();
   run.pod_annotations = deps_.pod_annotations.get();
+  run.owner_annotations = deps_.owner_annotations.get();
   run.events = deps_.events;
   run.log = &log_;
   run.reason = act::EvictionReason::kRollback;

@@ -8,6 +8,7 @@
 #include "act/pod_annotations.h"
 #include "api/keys.h"
 #include "api/views.h"
+#include "decide/actuation/actuation_state.h"
 #include "decide/admission/pod_mutation.h"
 #include "decide/admission/summary.h"
 #include "decide/packing/gpu_device.h"
@@ -46,6 +47,54 @@ da::EvictionAnswer answer_of(const act::EvictionResult& r) {
   return da::EvictionAnswer::kFailed;
 }
 
+std::optional<std::string> actuation_state_on(const api::WorkloadView& v) {
+  if (const common::IStr* s = v.annotation(api::keys::kActuationState)) return s->str();
+  return std::nullopt;
+}
+
+// ACT-9: the memory of a workload the engine has not seen since it started, from its owner.
+EvictionMemory seeded_memory(const da::Input& in, const WorkloadContext& w) {
+  EvictionMemory m;
+  m.state_on_owner = actuation_state_on(*w.view);
+  std::vector<std::string> uids;
+  for (const da::PodFacts& p : in.workload.pods) uids.push_back(p.uid);
+  const da::ActuationState st = da::read_actuation_state(m.state_on_owner, uids);
+  m.pdb_blocked = da::pdb_keys_of(st);
+  m.guard = st.guard;
+  return m;
+}
+
+// ACT-9: keeps the ACT-5 refusals and the ACT-7 back-off on the owner when they changed. False when the write
+// failed or met a newer object (the reconcile comes back soon).
+bool keep_actuation_state(const PlanRunner& run, const da::Input& in, EvictionMemory& memory,
+                          const WorkloadContext& w) {
+  if (!run.owner_annotations || in.settings.dry_run) return true;  // ACT-8: a dry run writes nothing
+  const da::ActuationState next = da::actuation_state_of(memory.pdb_blocked, memory.guard);
+  const std::optional<std::string> on_owner = actuation_state_on(*w.view);
+  auto write = da::actuation_state_write(on_owner, next);
+  if (!write) {
+    memory.state_on_owner = on_owner;
+    return true;
+  }
+  if (*write == memory.state_on_owner) return true;  // written already; the cache has not caught up yet
+  std::map<std::string, std::string> set;
+  std::vector<std::string> remove;
+  if (*write) {
+    set[api::keys::kActuationState] = **write;
+  } else {
+    remove.push_back(api::keys::kActuationState);
+  }
+  auto r = run.owner_annotations->write(*w.view, set, remove, "actuation state");
+  if (!r) {
+    run.log->warn("cannot update the workload's actuation-state",
+                  {{"namespace", w.ns}, {"owner", w.workload.ref()}, {"error", r.error()}});
+    return false;
+  }
+  if (*r == act::OwnerWrite::kStale) return false;
+  if (*r != act::OwnerWrite::kGone) memory.state_on_owner = *write;
+  return true;
+}
+
 kube::ObjectReference pod_ref(const std::string& ns, const da::PodFacts& p) {
   return {"v1", "Pod", ns, p.name, p.uid, "", ""};
 }
@@ -58,6 +107,13 @@ const da::PodFacts* facts_of(const da::Input& in, const std::string& name) {
 }
 
 }  // namespace
+
+std::optional<EvictionMemory> EvictionMemories::find(const std::string& key) {
+  std::lock_guard lk(mu_);
+  auto it = memory_.find(key);
+  if (it == memory_.end()) return std::nullopt;
+  return it->second;
+}
 
 EvictionMemory EvictionMemories::get(const std::string& key) {
   std::lock_guard lk(mu_);
@@ -221,7 +277,8 @@ void carry_out(const PlanRunner& run, da::Plan& plan, const da::Input& in, Evict
 
 da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemories& memories,
                               const std::string& key, const WorkloadContext& w) {
-  EvictionMemory memory = memories.get(key);
+  std::optional<EvictionMemory> cached = memories.find(key);
+  EvictionMemory memory = cached ? std::move(*cached) : seeded_memory(in, w);
   if (in.purpose == da::Purpose::kResize) in.guard = memory.guard;
   in.last_eviction = memory.last_eviction;
   in.pdb_blocked = memory.pdb_blocked;
@@ -229,6 +286,9 @@ da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemo
   in.retry_at = memory.retry_at;
   da::Plan plan = da::decide(in);
   carry_out(run, plan, in, memory, w);
+  if (!keep_actuation_state(run, in, memory, w)) {
+    plan.requeue_after = std::min<common::Duration>(plan.requeue_after, std::chrono::seconds(5));
+  }
   memories.put(key, std::move(memory));
   return plan;
 }

@@ -33,6 +33,7 @@ namespace kubex::kube {
 class EventRecorder;
 }
 namespace kubex::act {
+class AnnotationWriter;
 class PodAnnotationWriter;
 }
 namespace kubex::observe {
@@ -42,8 +43,10 @@ class CatalogView;
 
 namespace kubex::controllers {
 
-// ACT-5 and ACT-7 memory of one workload between reconciles (in process; lost on restart), and the ACT-3
-// expectations: the evictions sent whose pods the cache does not show terminating yet.
+// ACT-5 and ACT-7 memory of one workload between reconciles, and the ACT-3 expectations: the evictions sent
+// whose pods the cache does not show terminating yet. The ACT-5 refusals and the ACT-7 back-off are also kept on
+// the owner (ACT-9, actuation-state): this is a cache of them, seeded from the annotation when the workload has
+// none (a restart, a new leader).
 struct EvictionMemory {
   decide::actuation::GuardState guard;
   std::map<std::string, common::TimePoint> sent_evictions;  // pod uid → when the eviction was accepted
@@ -51,11 +54,15 @@ struct EvictionMemory {
   std::set<std::string> pdb_blocked;
   // ACT-5: after a refused (retried) or failed eviction, no eviction before this time.
   std::optional<common::TimePoint> retry_at;
+  // ACT-9: the actuation-state value the owner is known to carry (read when seeded, or last written; nullopt =
+  // none), so a write is not repeated while the informer has not caught up with it.
+  std::optional<std::string> state_on_owner;
 };
 
 class EvictionMemories {
  public:
   EvictionMemory get(const std::string& key);
+  std::optional<EvictionMemory> find(const std::string& key);
   void put(const std::string& key, EvictionMemory m);
   void erase(const std::string& key);
 
@@ -104,6 +111,8 @@ std::string allocation_text(const decide::actuation::Allocation& a);
 struct PlanRunner {
   act::Evictor* evictor = nullptr;
   act::PodAnnotationWriter* pod_annotations = nullptr;
+  // ACT-9: writes actuation-state on the owner; null keeps the memory in process only.
+  act::AnnotationWriter* owner_annotations = nullptr;
   kube::EventRecorder* events = nullptr;  // may be null
   const common::Logger* log = nullptr;
   act::EvictionReason reason = act::EvictionReason::kResize;
@@ -122,7 +131,10 @@ void carry_out(const PlanRunner& run, decide::actuation::Plan& plan, const decid
 
 // decide::actuation::decide() on `in` with the workload's memory (ACT-3's expectations, ACT-5's retry time, last
 // eviction and PDB refusals, and for a resize ACT-7's loop guard), then carry_out(), keeping the new memory under
-// `key`. Returns the plan as carried out.
+// `key`. When `memories` has none for the workload, the ACT-5 refusals and ACT-7 back-off are read from the owner's
+// actuation-state (ACT-9); when they change, the annotation is written (removed when empty) through
+// run.owner_annotations, never in dry-run. Returns the plan as carried out (a failed or stale state write asks for
+// an early requeue).
 decide::actuation::Plan decide_and_carry_out(const PlanRunner& run, decide::actuation::Input& in,
                                              EvictionMemories& memories, const std::string& key,
                                              const WorkloadContext& w);

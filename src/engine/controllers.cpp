@@ -198,6 +198,8 @@ std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, 
   d.facts = observe::cached_actuation_facts(state.caches);
   d.evictor = evictor(state, "controller.actuation");
   d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.actuation"));
+  d.owner_annotations =  // ACT-9 actuation-state
+      act::client_annotation_writer(state.client, state.options.dry_run, common::Logger("controller.actuation"));
   d.events = &state.manager.events();
   d.webhook = webhook;
   controllers::ActuationOptions o;

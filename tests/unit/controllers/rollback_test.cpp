@@ -127,6 +127,18 @@ TEST_F(RollbackFixture, RollbackCompletesWhenNoResizedPodIsLeft) {  // RBK-2 (3)
   EXPECT_EQ(reasons(), std::vector<std::string>{"RollbackCompleted"});
 }
 
+TEST_F(RollbackFixture, ActuationStateGoesWithTheRollbackState) {  // ACT-9: cleared when it leaves management
+  api.erase(api::Kind::kClusterStaticPolicy, "", "half");
+  make({{api::keys::kRollbackState, managed_state(da::Phase::kRollingBack)},
+        {api::keys::kActuationState, R"({"pdbBlocked":{"uid-infer-a":"app=0.5f"}})"}});
+  facts->pod_list = {pod("infer-c", 0, clock.now())};
+  facts->pod_list[0].live = {{"app", 100, false}};
+  ASSERT_TRUE(reconcile());
+  ASSERT_EQ(owner->writes.size(), 1u);
+  EXPECT_EQ(owner->writes[0].remove,
+            (std::vector<std::string>{api::keys::kRollbackState, api::keys::kActuationState}));
+}
+
 TEST_F(RollbackFixture, PdbRefusalDuringRollbackIsRetried) {  // RBK-2 through ACT-5
   api.erase(api::Kind::kClusterStaticPolicy, "", "half");
   make({{api::keys::kRollbackState, managed_state(da::Phase::kRollingBack)}});
