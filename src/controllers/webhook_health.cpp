@@ -82,7 +82,37 @@ WebhookHealthController::Settings WebhookHealthController::settings(
           std::max<std::int64_t>(1, spec.webhook_failure_threshold)};
 }
 
+kube::ReconcileOutcome WebhookHealthController::reconcile_without_webhooks() {
+  bool first = false;
+  {
+    std::lock_guard lk(mu_);
+    first = !started_;
+    started_ = true;
+  }
+  if (first) log_.info("webhooks disabled: no webhook probe; evictions stay paused", {});
+  publish(decide::WebhookHealth::kUnknown);
+  act::StatusChange change;
+  change.set.push_back({kWebhookHealthy, decide::webhook_health_status(decide::WebhookHealth::kUnknown),
+                        decide::kWebhooksDisabledReason, decide::kWebhooksDisabledMessage});
+  auto w = status_->update(change, clock_.now());
+  std::lock_guard lk(mu_);
+  status_pending_ = !w;  // global-config missing (or the write failed): written when it comes
+  if (!w && !w.error().not_found()) {
+    log_.warn("cannot write webhook health status", {{"name", status_->name()}, {"error", w.error().str()}});
+  }
+  return kube::ReconcileResult{false, status_pending_ ? std::chrono::seconds(30) : common::Duration::zero()};
+}
+
 void WebhookHealthController::global_config_changed() {
+  if (!options_.webhooks_served) {
+    bool pending = false;
+    {
+      std::lock_guard lk(mu_);
+      pending = started_ && status_pending_;
+    }
+    if (pending) controller_.enqueue(kKey);
+    return;
+  }
   auto cached = global_config_.global_config();
   if (!cached) return;
   Settings s = settings(cached.get());
@@ -159,6 +189,7 @@ void WebhookHealthController::write_status(const decide::WebhookHealthState& s,
 }
 
 kube::ReconcileOutcome WebhookHealthController::reconcile() {
+  if (!options_.webhooks_served) return reconcile_without_webhooks();
   auto cached = global_config_.global_config();
   Settings s = settings(cached.get());
   bool first = false;

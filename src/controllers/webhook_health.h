@@ -44,6 +44,9 @@ struct WebhookHealthOptions {
   // What the engine's webhook server saw of each probe (names the cause of a failure); may be null.
   std::shared_ptr<const WebhookProbeWitness> witness;
   std::string api_timeout = "15s";  // the probe client's request timeout, for messages
+  // False with --webhook-bind-address=0: no probe pod is created; the condition says Unknown/WebhooksDisabled and
+  // the signal stays Unknown, so evictions stay paused (ACT-2; issue 27 item 7).
+  bool webhooks_served = true;
 };
 
 class WebhookHealthController final : public kube::Runnable {
@@ -74,6 +77,8 @@ class WebhookHealthController final : public kube::Runnable {
     std::int64_t success_threshold, failure_threshold;
   };
   Settings settings(const api::GlobalConfigObject* cached) const;
+  // --webhook-bind-address=0: the condition says why nothing is probed (Unknown/WebhooksDisabled).
+  kube::ReconcileOutcome reconcile_without_webhooks();
   // The verdict to the signal (ACT-2) and to kubex_webhook_healthy.
   void publish(decide::WebhookHealth h);
   decide::WebhookProbeResult probe(const api::GlobalConfigObject* cached);

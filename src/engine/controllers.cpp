@@ -30,6 +30,7 @@
 #include "observe/gpu_history.h"
 #include "observe/signals.h"
 #include "observe/workloads.h"
+#include "kube/runtime/http_endpoints.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "kube/runtime/manager.h"
@@ -97,6 +98,8 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   o.metrics = &state.manager.metrics();
   o.witness = state.probe_witness;
   o.api_timeout = std::to_string(co.timeout.count() / 1000) + "s";
+  auto bind = kube::parse_bind_address(state.options.webhook_bind);
+  o.webhooks_served = !(bind && bind->disabled);
   return std::make_shared<controllers::WebhookHealthController>(act::client_probe_runner(client),
                                                                 gc.status, gc.get, &state.manager.events(),
                                                                 std::move(signal), o);

@@ -8,6 +8,7 @@ import copy
 import datetime
 import json
 import socket
+import time
 
 from conftest import wait_for
 from engine_proc import (Engine, apply_global_config, condition, global_config, global_config_events,
@@ -137,15 +138,29 @@ def test_probe_health_follows_the_webhooks(sim_factory):  # WHH-1, WHH-2, WHH-3,
         assert eng.stop() == 0, eng.output()
 
 
-def test_probe_without_webhook_server_is_unhealthy(sim_factory):  # WHH-2: an engine that serves no webhooks
+def test_engine_without_webhooks_does_not_probe_and_says_why(sim_factory):  # issue 27 item 7, WHH-1, ACT-2
+    """--webhook-bind-address=0: no webhook server, so nothing to probe. The condition says so (Unknown/
+    WebhooksDisabled), no probe pod is created and nothing warns every interval; evictions stay paused (ACT-2)."""
     sim = sim_factory()
     install_crds(sim)
     apply_global_config(sim, {"webhookHealth": {"transitionCheckInterval": "1s", "failureThreshold": 2}})
-    eng = Engine(sim.kubeconfig)  # no certificate source: no webhook server, nothing registered
+    eng = Engine(sim.kubeconfig)  # no certificate source: --webhook-bind-address=0, no webhook server
     try:
-        c, h = wait_condition(sim, eng, "False", "ProbeFailed")
-        assert "probe-late" in c["message"] and "probe-early" not in c["message"]  # early pass disabled
-        assert h["lastProbeResult"] == "Failure"
-        assert global_config_events(sim, "PodAdmissionWebhookUnhealthy")
+        c, h = wait_condition(sim, eng, "Unknown", "WebhooksDisabled")
+        assert "--webhook-bind-address=0" in c["message"] and "evictions stay paused" in c["message"], c
+        assert not h, h  # no probe result was ever written (WHH-3's counters stay absent)
+        # Over a window of five probe intervals: no probe, no failure, no warning, no event.
+        def counters():  # the health controller's reconciles and every POST the engine sent (a probe is one)
+            posts = sum(float(l.split()[-1]) for l in eng.metrics().splitlines()
+                        if l.startswith("rest_client_requests_total{") and 'method="POST"' in l)
+            return eng.reconciles("globalconfiguration"), posts
+        before = counters()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            assert counters() == before, (before, counters())
+            time.sleep(0.5)
+        assert not eng.find("webhook probe failed"), eng.output()
+        assert not global_config_events(sim, "PodAdmissionWebhookUnhealthy")
+        assert health(sim)[0]["reason"] == "WebhooksDisabled"
     finally:
         assert eng.stop() == 0, eng.output()

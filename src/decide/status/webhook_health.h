@@ -59,4 +59,12 @@ WebhookHealthStep next_webhook_health(const WebhookHealthState& state, const Web
 const char* webhook_health_status(WebhookHealth h);
 const char* webhook_health_reason(WebhookHealth h);
 
+// An engine run without its webhooks (--webhook-bind-address=0) probes nothing: the condition is
+// Unknown/WebhooksDisabled with this message, and evictions stay paused (ACT-2), since a replacement pod would not be
+// mutated.
+inline constexpr const char* kWebhooksDisabledReason = "WebhooksDisabled";
+inline constexpr const char* kWebhooksDisabledMessage =
+    "this engine runs without its admission webhooks (--webhook-bind-address=0): nothing is probed, no pod is "
+    "converted, and evictions stay paused because a replacement pod would not be mutated";
+
 }  // namespace kubex::decide
