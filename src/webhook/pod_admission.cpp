@@ -93,9 +93,11 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
 
   decide::AdmissionDecision d = decide::decide_admission(in);
 
-  if (log_.enabled(common::LogLevel::kInfo)) {  // OBS-4: one line per decision
-    log_.log_members(common::LogLevel::kInfo, "rightsizing summary",
-                     decide::summary_members(d.summary, d.ignored_sources));
+  // OBS-4: one line per decision. The health probe's own pods (WHH-2: only a marker is added, every interval and
+  // pass) are no rightsizing decision a user made: their line is at debug, so an idle cluster stays quiet.
+  const common::LogLevel level = probe ? common::LogLevel::kDebug : common::LogLevel::kInfo;
+  if (log_.enabled(level)) {
+    log_.log_members(level, "rightsizing summary", decide::summary_members(d.summary, d.ignored_sources));
   }
 
   bool emit_events = deps_.events && !req.dry_run && owner.workload.has_value();
