@@ -15,6 +15,7 @@
 #include "controllers/consolidation.h"
 #include "act/finalizers.h"
 #include "act/tainter.h"
+#include "act/write_gate.h"
 #include "observe/gpu_inventory.h"
 #include "controllers/global_config_status.h"
 #include "controllers/kai_queues.h"
@@ -38,6 +39,20 @@
 namespace kubex::engine {
 
 namespace {
+
+// ENG-1, ACT-9: only the Lease holder writes. Every eviction, node taint and owner annotation write goes through a
+// guard that asks the manager right before sending it (a replica that lost its Lease stops at once).
+std::shared_ptr<act::LeaseGuard> lease_guard(EngineState& state, const std::string& logger) {
+  kube::Manager* manager = &state.manager;
+  return std::make_shared<act::LeaseGuard>(act::write_gate([manager] { return manager->holds_lease(); }),
+                                           &state.manager.metrics(), common::Logger(logger));
+}
+
+// The owner annotation writer of a controller, behind the lease check.
+std::shared_ptr<act::AnnotationWriter> owner_writer(EngineState& state, bool dry_run, const common::Logger& log) {
+  return act::gated_annotation_writer(act::client_annotation_writer(state.client, dry_run, log),
+                                      lease_guard(state, log.name()));
+}
 
 // What the engine-wide controllers share: global-config from the inventory's cache and its status writer.
 struct GlobalConfigAccess {
@@ -127,7 +142,7 @@ std::shared_ptr<controllers::ReactiveRecommender> reactive_recommender(EngineSta
   d.pods = observe::cached_signal_pods(state.caches);
   controllers::ReactiveOptions o;
   o.dry_run = state.options.dry_run;
-  d.annotations = act::client_annotation_writer(state.client, o.dry_run, common::Logger("controller.gpureactivepolicy"));
+  d.annotations = owner_writer(state, o.dry_run, common::Logger("controller.gpureactivepolicy"));
   d.status = act::client_status_writer(state.client);
   d.prometheus = controllers::prometheus_connector();
   if (state.options.reactive_check_interval.count() > 0) {
@@ -156,7 +171,9 @@ std::shared_ptr<act::Evictor> evictor(EngineState& state, const char* logger) {
   auto evict_client = kube::Client::create(state.client->config(), co);
   std::shared_ptr<kube::Client> client = evict_client ? *evict_client : state.client;
   if (evict_client) client->set_observer(state.manager.metrics().request_observer());
-  return act::client_evictor(client, &state.manager.metrics(), state.options.dry_run, common::Logger(logger));
+  return act::gated_evictor(
+      act::client_evictor(client, &state.manager.metrics(), state.options.dry_run, common::Logger(logger)),
+      lease_guard(state, logger));
 }
 
 // Reconciles a controller's workloads on owner and pod events and when kubex's own objects change.
@@ -202,7 +219,7 @@ std::shared_ptr<controllers::ActuationController> actuation(EngineState& state, 
   d.evictor = evictor(state, "controller.actuation");
   d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.actuation"));
   d.owner_annotations =  // ACT-9 actuation-state
-      act::client_annotation_writer(state.client, state.options.dry_run, common::Logger("controller.actuation"));
+      owner_writer(state, state.options.dry_run, common::Logger("controller.actuation"));
   d.events = &state.manager.events();
   d.webhook = webhook;
   controllers::ActuationOptions o;
@@ -223,7 +240,7 @@ std::shared_ptr<controllers::RollbackController> rollback(EngineState& state, co
   d.evictor = evictor(state, "controller.rollback");
   d.pod_annotations = act::client_pod_annotation_writer(state.client, common::Logger("controller.rollback"));
   d.owner_annotations =
-      act::client_annotation_writer(state.client, state.options.dry_run, common::Logger("controller.rollback"));
+      owner_writer(state, state.options.dry_run, common::Logger("controller.rollback"));
   d.events = &state.manager.events();
   d.webhook = webhook;
   controllers::RollbackOptions o;
@@ -261,7 +278,7 @@ std::shared_ptr<controllers::ConsolidationController> consolidation(EngineState&
   d.policies = std::make_shared<CachedConsolidationPolicies>(informer);
   d.global = &state.inventory;
   d.inventory = observe::cached_gpu_inventory(state.caches);
-  d.tainter = act::client_tainter(state.client, log);
+  d.tainter = act::gated_tainter(act::client_tainter(state.client, log), lease_guard(state, log.name()));
   d.evictor = evictor(state, "controller.consolidation");
   d.status = act::client_status_writer(state.client);
   d.finalizers = act::client_finalizer_writer(state.client);
@@ -316,7 +333,7 @@ void add_controllers(EngineState& state) {
   controllers::StaticOwnerDeps sd;
   sd.catalog = &catalog;
   sd.workloads = workloads;
-  sd.annotations = act::client_annotation_writer(state.client, dry_run,
+  sd.annotations = owner_writer(state, dry_run,
                                                  common::Logger(controllers::StaticOwnerController::kLogger));
   controllers::StaticOwnerOptions so;
   so.metrics = &state.manager.metrics();
@@ -324,7 +341,7 @@ void add_controllers(EngineState& state) {
   controllers::ProactiveDeps pd;
   pd.catalog = &catalog;
   pd.workloads = workloads;
-  pd.annotations = act::client_annotation_writer(state.client, dry_run,
+  pd.annotations = owner_writer(state, dry_run,
                                                  common::Logger(controllers::ProactiveRecommendations::kLogger));
   pd.status = act::client_status_writer(state.client);
   pd.config_maps = observe::client_config_maps(state.client);

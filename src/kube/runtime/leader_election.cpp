@@ -157,6 +157,7 @@ bool LeaderElector::try_acquire_or_renew() {
         last_written_ = std::make_shared<json>(std::move(*res));
         observed_ = r;
         observed_time_ = now;
+        renewed_at_ = now;
         last_error_.clear();
         return true;
       }
@@ -226,12 +227,23 @@ bool LeaderElector::try_acquire_or_renew() {
   observed_ = d.record;
   observed_time_ = now;
   holder_ = config_.identity;
+  renewed_at_ = now;
   last_error_.clear();
   return true;
 }
 
+bool LeaderElector::holds_lease(TimePoint now) const {
+  if (lost_) return false;
+  std::lock_guard lk(mu_);
+  return holder_ == config_.identity && renewed_at_ && now < *renewed_at_ + config_.renew_deadline;
+}
+
 bool LeaderElector::release() {
-  if (!leading_) return true;
+  if (!leading_) {  // nothing to hand over; and nothing more is written by this replica (holds_lease())
+    std::lock_guard lk(mu_);
+    renewed_at_.reset();
+    return true;
+  }
   TimePoint now = clock_.now();
   std::shared_ptr<json> cached;
   {
@@ -252,6 +264,10 @@ bool LeaderElector::release() {
     }
     LeaseRecord r = lease_record_from(obj);
     if (r.holder != config_.identity) {
+      {
+        std::lock_guard lk(mu_);
+        renewed_at_.reset();
+      }
       set_leading(false);
       return true;
     }
@@ -259,6 +275,11 @@ bool LeaderElector::release() {
     write_lease_record(obj, {"", 1, now, now, r.transitions});
     auto res = client_->update(path_, obj);
     if (res) {
+      {
+        std::lock_guard lk(mu_);
+        holder_.clear();
+        renewed_at_.reset();
+      }
       set_leading(false);
       log_.info("released lease", {{"lease", config_.lease_namespace + "/" + config_.lease_name},
                                    {"identity", config_.identity}});

@@ -98,6 +98,12 @@ class LeaderElector {
   void stop(bool release);
 
   bool is_leader() const { return leading_; }
+  // ACT-9, ENG-1: may this replica write now? True while the Lease names this replica as its holder and its
+  // last successful create/acquire/renew began less than the renew deadline before `now` (and the lease was not
+  // lost or released). A replica cut off from the API server stops writing when its renew deadline ends, before
+  // any other replica can take the lease over (lease duration > renew deadline). Cheap: no request.
+  bool holds_lease(common::TimePoint now) const;
+  bool holds_lease() const { return holds_lease(clock_.now()); }
   // True once the lease has been read or written successfully (the replica is leading or standing by).
   bool observed() const { return observed_once_; }
   bool lost() const { return lost_; }
@@ -130,6 +136,7 @@ class LeaderElector {
   std::shared_ptr<nlohmann::json> last_written_;  // our last successful write (renew without a GET)
   std::string last_error_;
   std::string holder_;
+  std::optional<common::TimePoint> renewed_at_;  // when the last successful write of the lease as holder began
 
   std::atomic<bool> leading_{false}, observed_once_{false}, lost_{false}, stopping_{false};
   std::mutex wait_mu_;

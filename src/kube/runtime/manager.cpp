@@ -85,6 +85,11 @@ common::Result<void> Manager::start_endpoints() {
   return {};
 }
 
+bool Manager::holds_lease() const {
+  if (LeaderElector* e = elector_ptr_) return e->holds_lease();
+  return !options_.leader_elect;
+}
+
 bool Manager::is_leader() const {
   if (LeaderElector* e = elector_ptr_) return e->is_leader();
   return !options_.leader_elect && leader_started_;

@@ -72,6 +72,9 @@ class Manager {
 
   bool caches_synced() const { return synced_; }
   bool is_leader() const;
+  // ENG-1, ACT-9: may this replica send an eviction, a taint or an owner write now (LeaderElector::holds_lease();
+  // always true without leader election). Checked right before each such write (act/write_gate.h).
+  bool holds_lease() const;
 
  private:
   std::string informers_check() const;

@@ -4,6 +4,7 @@
 // left to remember. Dry-run writes nothing.
 #include <gtest/gtest.h>
 
+#include "act/write_gate.h"
 #include "annotation_fakes.h"
 #include "api/keys.h"
 #include "controllers/actuation.h"
@@ -21,6 +22,9 @@ class ActuationStateFixture : public EvictionFixture<ActuationController> {
  protected:
   std::shared_ptr<FakeAnnotationWriter> owner = std::make_shared<FakeAnnotationWriter>();
   std::vector<da::PodFacts> pods;
+  // ENG-1: when set, the evictor and the owner writer are behind this lease check (as in the engine).
+  std::shared_ptr<act::LeaseGuard> lease;
+  bool holds = true;
 
   void SetUp() override {
     seed_kubex_objects();
@@ -39,9 +43,9 @@ class ActuationStateFixture : public EvictionFixture<ActuationController> {
          {"spec", {{"schedulerName", "kai-scheduler"}, {"containers", {{{"name", "app"}, {"image", "x"}}}}}}},
         std::move(annotations));
     facts->pod_list = pods;
-    d.evictor = evictor;
+    d.evictor = lease ? act::gated_evictor(evictor, lease) : evictor;
     d.pod_annotations = pod_annotations;
-    d.owner_annotations = owner;
+    d.owner_annotations = lease ? act::gated_annotation_writer(owner, lease) : owner;
     d.events = recorder.get();
     d.webhook = webhook;
     ActuationOptions o;
@@ -172,6 +176,24 @@ TEST_F(ActuationStateFixture, AFailedWriteIsRetriedSoon) {  // ACT-9: the reconc
   EXPECT_LE(r->requeue_after, 5s);
   EXPECT_TRUE(owner->writes.empty());
   ASSERT_TRUE(reconcile());
+  EXPECT_EQ(state_written(), R"({"pdbBlocked":{"uid-infer-a":"app=0.5f"}})");
+}
+
+TEST_F(ActuationStateFixture, AReplicaWithoutTheLeaseSendsNoEvictionAndNoOwnerWrite) {  // ENG-1, ACT-9
+  lease = std::make_shared<act::LeaseGuard>(act::write_gate([this] { return holds; }), nullptr,
+                                            common::Logger("test"));
+  holds = false;  // the lease was lost, the renew deadline has passed
+  start({{kState, R"({"pdbBlocked":{"uid-gone":"app=0.5f"}})"}});  // a stale record it would remove
+  evictor->script("ml", "infer-a", {act::test::FakeEvictor::pdb_blocked()});
+  auto r = reconcile();
+  ASSERT_TRUE(r) << r.error();
+  EXPECT_TRUE(evictor->calls().empty());
+  EXPECT_EQ(owner->calls, 0);
+  EXPECT_LE(r->requeue_after, 30s);  // tried again (by the new leader, or by this one if it still leads)
+  holds = true;
+  clock.advance(30s);
+  ASSERT_TRUE(reconcile());
+  EXPECT_EQ(evictor->calls().size(), 1u);
   EXPECT_EQ(state_written(), R"({"pdbBlocked":{"uid-infer-a":"app=0.5f"}})");
 }
 

@@ -3,6 +3,8 @@
 // finalizers and the policy status (the same pure merge as act::update_status), and a fake clock.
 #include "controllers/consolidation.h"
 
+#include "act/write_gate.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -156,8 +158,8 @@ class ConsolidationTest : public ::testing::Test {
     ConsolidationDeps d;
     d.policies = std::make_shared<FakePolicies>(&api);
     d.inventory = std::make_unique<FakeInventory>(&pool, tainter.get());
-    d.tainter = tainter;
-    d.evictor = evictor;
+    d.tainter = lease ? act::gated_tainter(tainter, lease) : tainter;  // ENG-1: as the engine wires it
+    d.evictor = lease ? act::gated_evictor(evictor, lease) : evictor;
     d.status = std::make_shared<FakeStatusWriter>(&api);
     d.finalizers = std::make_shared<FakeFinalizers>(&api);
     events_recorder = test::recorder(&events, &clock);
@@ -194,7 +196,23 @@ class ConsolidationTest : public ::testing::Test {
   std::vector<RecordedEvent> events;
   std::unique_ptr<kube::EventRecorder> events_recorder;
   std::unique_ptr<ConsolidationController> ctrl;
+  std::shared_ptr<act::LeaseGuard> lease;  // null: no lease check
 };
+
+TEST_F(ConsolidationTest, AReplicaWithoutTheLeaseNeitherTaintsNorEvicts) {  // ENG-1, ACT-9
+  bool holds = false;
+  lease = std::make_shared<act::LeaseGuard>(act::write_gate([&holds] { return holds; }), nullptr,
+                                            common::Logger("test"));
+  make();
+  auto r = ctrl->reconcile("t4");  // the refused taint is an error: the reconcile is tried again
+  EXPECT_FALSE(r.has_value());
+  EXPECT_TRUE(tainter->calls().empty());
+  EXPECT_TRUE(tainter->taints().empty());
+  EXPECT_TRUE(evictor->calls().empty());
+  holds = true;
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  EXPECT_EQ(tainter->taints(), (std::map<std::string, std::string>{{"n2", "t4"}}));
+}
 
 TEST_F(ConsolidationTest, DrainsTheFirstFeasibleCandidate) {  // CON-7, CON-11, SPEC §9 example step 1-2
   auto r = ctrl->reconcile("t4");
