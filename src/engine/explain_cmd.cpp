@@ -91,16 +91,10 @@ class Run {
     }
     if (kind == "Pod") pod = std::move(*got);
 
-    observe::Caches caches = observe::make_caches(*client);
-    observe::CatalogOptions copts;
-    copts.global_config_name = o_.global_config_name;
-    copts.policy_evaluation_name = o_.policy_evaluation_name;
-    observe::CatalogCache catalog(*client, copts);
-    std::vector<std::shared_ptr<kube::Informer>> informers;
-    for (auto& [n, inf] : caches.all()) informers.push_back(inf);
-    for (auto& [n, inf] : catalog.informers()) informers.push_back(inf);
-    SyncedInformers synced(std::move(informers));
-    if (auto stuck = synced.wait(); !stuck.empty()) return fail("cannot read " + stuck + " from the API server");
+    CommandCaches view(*client, o_.global_config_name, o_.policy_evaluation_name);
+    if (auto stuck = view.sync(); !stuck.empty()) return fail(stuck);
+    const observe::Caches& caches = view.caches;
+    const observe::CatalogCache& catalog = view.catalog;
 
     const ExplainContext ctx{caches, catalog, c, o_, common::RealClock::instance().now()};
     std::shared_ptr<const api::WorkloadView> workload;

@@ -98,16 +98,10 @@ class Run {
     r.since = o_.since;
     if (conn) r.cluster = (conn->context.empty() ? "" : conn->context + " ") + "(" + conn->server + ")";
 
-    observe::Caches caches = observe::make_caches(*client);
-    observe::CatalogOptions copts;
-    copts.global_config_name = o_.global_config_name;
-    copts.policy_evaluation_name = o_.policy_evaluation_name;
-    observe::CatalogCache catalog(*client, copts);
-    std::vector<std::shared_ptr<kube::Informer>> informers;
-    for (auto& [n, inf] : caches.all()) informers.push_back(inf);
-    for (auto& [n, inf] : catalog.informers()) informers.push_back(inf);
-    SyncedInformers synced(std::move(informers));
-    if (auto stuck = synced.wait(); !stuck.empty()) return fail("cannot read " + stuck + " from the API server");
+    CommandCaches view(*client, o_.global_config_name, o_.policy_evaluation_name);
+    if (auto stuck = view.sync(); !stuck.empty()) return fail(stuck);
+    const observe::Caches& caches = view.caches;
+    const observe::CatalogCache& catalog = view.catalog;
 
     auto cat = catalog.catalog();
     const api::GlobalConfigSpec& g = cat->global();

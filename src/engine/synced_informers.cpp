@@ -37,4 +37,30 @@ std::string SyncedInformers::wait() const {
   }
 }
 
+namespace {
+
+observe::CatalogOptions catalog_options(const std::string& gc, const std::string& pe) {
+  observe::CatalogOptions o;
+  o.global_config_name = gc;
+  o.policy_evaluation_name = pe;
+  return o;
+}
+
+}  // namespace
+
+CommandCaches::CommandCaches(const std::shared_ptr<kube::Client>& client, const std::string& global_config_name,
+                             const std::string& policy_evaluation_name)
+    : caches(observe::make_caches(client)),
+      catalog(client, catalog_options(global_config_name, policy_evaluation_name)) {
+  std::vector<std::shared_ptr<kube::Informer>> informers;
+  for (auto& [n, inf] : caches.all()) informers.push_back(inf);
+  for (auto& [n, inf] : catalog.informers()) informers.push_back(inf);
+  synced_ = std::make_unique<SyncedInformers>(std::move(informers));
+}
+
+std::string CommandCaches::sync() const {
+  const std::string stuck = synced_->wait();
+  return stuck.empty() ? "" : "cannot read " + stuck + " from the API server";
+}
+
 }  // namespace kubex::engine
