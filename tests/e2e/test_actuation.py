@@ -3,8 +3,6 @@ scraping it every second, and the real `kubex engine` with its webhooks. The rea
 starter example with 1m windows and minPodMetricsAge 0s, evaluating every 10 s) writes new GPU sizes; the
 actuation controller brings running pods to them by eviction, one at a time, honouring PDBs and pauses."""
 import json
-import threading
-import time
 
 import pytest
 
@@ -12,6 +10,7 @@ from conftest import wait_for
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import (API, RestartablePrometheus, apply, condition, install_starter, kai_deployment, metric,
                            running, start_engine, wait_recommendation)
+from watch_stream import EventWatch, PodAvailabilityWatch, hold
 
 SIM_CONFIG = """
 nodePools:
@@ -40,42 +39,37 @@ def events(sim, ns, reason):
     return [e for e in sim.kubectl_json("get", "events", "-n", ns)["items"] if e.get("reason") == reason]
 
 
-class Watcher:
-    """Samples a Deployment's pods every 0.2 s through the official Python client and records the largest number
-    of unavailable replicas (spec.replicas minus pods that are Ready and not terminating) it ever saw."""
+def core(sim):
+    from kubernetes import client
+    return client.CoreV1Api(sim.client())
 
-    def __init__(self, sim, ns, name, replicas):
-        self.api = sim.client()
-        self.ns, self.name, self.replicas = ns, name, replicas
-        self.max_unavailable = 0
-        self.worst = []
-        self.samples = 0
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
 
-    def run(self):
-        from kubernetes import client
-        core = client.CoreV1Api(self.api)
-        while not self.stop_.is_set():
-            items = core.list_namespaced_pod(self.ns, label_selector=f"app={self.name}").items
-            ready = 0
-            for p in items:
-                if p.metadata.deletion_timestamp:
-                    continue
-                conds = p.status.conditions or []
-                if any(c.type == "Ready" and c.status == "True" for c in conds):
-                    ready += 1
-            if self.replicas - ready > self.max_unavailable:
-                self.max_unavailable = self.replicas - ready
-                self.worst = [(p.metadata.name, p.status.phase, bool(p.metadata.deletion_timestamp)) for p in items]
-            self.samples += 1
-            time.sleep(0.2)
+def availability(sim, ns, replicas, name="infer", from_available=False):
+    """ACT-3 on a WATCH stream of the workload's pods from now on (watch_stream.Unavailable): create it before the
+    engine may act."""
+    return PodAvailabilityWatch(core(sim), ns, f"app={name}", replicas, from_available=from_available)
 
-    def stop(self):
-        self.stop_.set()
-        self.thread.join(timeout=10)
-        return self.max_unavailable
+
+def nothing_evicted(sim, engine, ns, name, window, *reasons):
+    """"Not evicted" over `window` seconds rather than after a sleep: WATCH streams from now on see no event with
+    one of `reasons` in the namespace and no pod of `name` leaving Ready (terminating, deleted or not Ready), and
+    kubex_evictions_total{reason="resize"} does not move, while the actuation controller reconciles. Fails as soon as
+    one of them does."""
+    pods = availability(sim, ns, ready_count(sim, ns, name), name)
+    evs = EventWatch(core(sim), ns, *reasons)
+    before, reconciles = metric(engine, "kubex_evictions_total", reason="resize"), engine.reconciles("actuation")
+
+    def happened():
+        now = metric(engine, "kubex_evictions_total", reason="resize")
+        return evs.seen + [f"{pods.count.max} pod(s) of {name} not Ready: {pods.count.worst}"] * (pods.count.max > 0) \
+            + [f'kubex_evictions_total{{reason="resize"}} {before:g} -> {now:g}'] * (now != before)
+    try:
+        hold(window, happened)
+    finally:
+        pods.stop(), evs.stop()
+    pods.result(), evs.result()
+    assert not happened(), happened()
+    assert engine.reconciles("actuation") > reconciles, "the actuation controller ran within the window"
 
 
 def start_evicting_engine(sim_factory, workdir):
@@ -106,41 +100,42 @@ def test_resize_replaces_pods_one_at_a_time_and_back(env):  # ACT-1, ACT-3, ACT-
     sim, prom, engine = env
     ns = "act-resize"
     sim.kubectl("create", "namespace", ns)
-    apply(sim, kai_deployment("infer", ns, "0.25", "30", "1024", "g-node-0", replicas=3))
-    wait_for(lambda: ready_count(sim, ns) == 3, timeout=60, what="three pods Ready")
-    watcher = Watcher(sim, ns, "infer", 3)
+    # One WATCH stream from before the pods exist to the end of the scale-back (ACT-3 counted from the moment all
+    # three are Ready; the rollout in between has maxUnavailable 25% of 3 = 0): no event is missed.
+    watch = availability(sim, ns, 3, from_available=True)
     try:
+        apply(sim, kai_deployment("infer", ns, "0.25", "30", "1024", "g-node-0", replicas=3))
+        wait_for(lambda: ready_count(sim, ns) == 3, timeout=60, what="three pods Ready")
         wait_recommendation(sim, ns, "0.36")
         # Every pod is replaced through admission and gets the new fraction.
         wait_for(lambda: fractions(sim, ns) == ["0.36", "0.36", "0.36"], timeout=240, interval=1,
                  what="all three pods at 0.36")
-    finally:
-        worst = watcher.stop()
-    assert watcher.samples > 20  # the watcher saw the whole replacement
-    assert worst <= 1, f"{worst} pods unavailable at once (budget max(1, maxUnavailable 25% of 3) = 1): {watcher.worst}"
-    assert len(events(sim, ns, "PolicyEvaluationEvictResize")) >= 3
-    assert metric(engine, "kubex_evictions_total", reason="resize", result="success") >= 3
-    line = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="EVICTED")
-    assert line["owner"] == "Deployment/infer"
-    assert {"container": "app", "resource": "gpu", "usage": "request", "from": "0.25", "to": "0.36"} in line["changes"]
-    engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="IN_SYNC",
-                     timeout=90)
+        assert watch.count.max <= 1, f"{watch.count.max} pods unavailable at once: {watch.count.worst}"
+        assert len(events(sim, ns, "PolicyEvaluationEvictResize")) >= 3
+        assert metric(engine, "kubex_evictions_total", reason="resize", result="success") >= 3
+        line = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="EVICTED")
+        assert line["owner"] == "Deployment/infer"
+        assert {"container": "app", "resource": "gpu", "usage": "request", "from": "0.25", "to": "0.36"} in \
+            line["changes"]
+        engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, rightsizingResult="IN_SYNC",
+                         timeout=90)
 
-    # Demand drops (a new template rolls the pods out, still at the recommendation 0.36): after the 1m
-    # scale-back window the recommendation returns to the baseline and the pods follow, one at a time.
-    sim.kubectl("patch", "deployment", "infer", "-n", ns, "--type=merge", "-p", json.dumps(
-        {"spec": {"template": {"metadata": {"annotations": {"sim.kubex.ai/gpu-sm-percent": "5"}}}}}))
-    wait_for(lambda: (r := running(sim, ns)) and len(r) == 3 and all(
-        p["metadata"]["annotations"].get("sim.kubex.ai/gpu-sm-percent") == "5" for p in r)
-        and ready_count(sim, ns) == 3, timeout=120, interval=1, what="the rollout to 5 % demand")
-    watcher = Watcher(sim, ns, "infer", 3)
-    try:
+        # Demand drops (a new template rolls the pods out, still at the recommendation 0.36): after the 1m
+        # scale-back window the recommendation returns to the baseline and the pods follow, one at a time.
+        sim.kubectl("patch", "deployment", "infer", "-n", ns, "--type=merge", "-p", json.dumps(
+            {"spec": {"template": {"metadata": {"annotations": {"sim.kubex.ai/gpu-sm-percent": "5"}}}}}))
+        wait_for(lambda: (r := running(sim, ns)) and len(r) == 3 and all(
+            p["metadata"]["annotations"].get("sim.kubex.ai/gpu-sm-percent") == "5" for p in r)
+            and ready_count(sim, ns) == 3, timeout=120, interval=1, what="the rollout to 5 % demand")
         wait_recommendation(sim, ns, "0.25", timeout=180)
         wait_for(lambda: fractions(sim, ns) == ["0.25", "0.25", "0.25"], timeout=240, interval=1,
                  what="all three pods back at 0.25")
     finally:
-        worst = watcher.stop()
-    assert worst <= 1, f"{worst} pods unavailable at once: {watcher.worst}"
+        watch.stop()
+    count = watch.result()
+    assert len(count.gone) >= 6, count.gone  # the stream saw both replacements
+    assert count.max <= 1, \
+        f"{count.max} pods unavailable at once (budget max(1, maxUnavailable 25% of 3) = 1): {count.worst}"
 
 
 def test_pdb_refusal_retries_and_proceeds_when_relaxed(env):  # ACT-5, OBS-2
@@ -177,7 +172,7 @@ def test_paused_owner_is_not_evicted(env):  # ACT-2 pause-active, OBS-3
     pod = running(sim, ns)[0]
     reasons = [c["reason"] for c in json.loads(pod["metadata"]["annotations"]["rightsizing.kubex.ai/automation-constraints"])]
     assert "pause-active" in reasons
-    time.sleep(20)
+    nothing_evicted(sim, engine, ns, "infer", 20, "PolicyEvaluationEvictResize", "EvictionBlocked")
     assert [p["metadata"]["name"] for p in running(sim, ns)] == [pod["metadata"]["name"]], "not evicted"
 
 
@@ -199,7 +194,7 @@ def test_job_pods_are_never_evicted(env):  # ACT-2 job-pod-not-evicted
     line = engine.wait_line("rightsizing summary", phase="actuation", namespace=ns, owner="Job/batch",
                             rightsizingResult="BLOCKED", timeout=90)
     assert "job-pod-not-evicted" in line["failedChecks"]
-    time.sleep(15)
+    nothing_evicted(sim, engine, ns, "batch", 15, "PolicyEvaluationEvictResize", "EvictionBlocked")
     assert [p["metadata"]["name"] for p in running(sim, ns, "batch")] == [pod]
     assert fractions(sim, ns, "batch") == ["0.25"]
 
@@ -344,10 +339,9 @@ def test_pdb_refusal_without_retry_records_pdb_blocked(env):  # ACT-5 retryPodDi
     assert "pdb-blocked" in reasons
     refused = len(events(sim, ns, "EvictionBlocked"))
     assert refused >= 1
-    # Not retried: longer than resizeRetryInterval (30s), the interval a retrying strategy would wait.
-    time.sleep(40)
-    assert len(events(sim, ns, "EvictionBlocked")) == refused and sum(
-        e.get("count", 1) for e in events(sim, ns, "EvictionBlocked")) == refused
+    # Not retried: for longer than resizeRetryInterval (30s), the interval a retrying strategy would wait, no
+    # EvictionBlocked event is created or repeated and no eviction is sent.
+    nothing_evicted(sim, engine, ns, "infer", 40, "EvictionBlocked", "PolicyEvaluationEvictResize")
     assert fractions(sim, ns) == ["0.25"]
     # A new desired value is a new attempt (ACT-5: until the desired value or the pod changes).
     apply(sim, static_policy("act-noretry", ns, "0.6", strategy="act-noretry"))
@@ -466,9 +460,8 @@ def test_unmutated_replacement_backs_off_and_unhealthy_webhook_pauses(env):  # A
         reasons = [c["reason"] for c in json.loads(
             pod["metadata"]["annotations"].get("rightsizing.kubex.ai/automation-constraints", "[]"))]
         assert "webhook-unhealthy" in reasons
-        evicted = len(events(sim, ns, "PolicyEvaluationEvictResize"))
-        time.sleep(40)  # longer than the back-off: only the unhealthy webhook holds the eviction now
-        assert len(events(sim, ns, "PolicyEvaluationEvictResize")) == evicted
+        # For longer than the back-off: only the unhealthy webhook holds the eviction now.
+        nothing_evicted(sim, engine, ns, "wh", 40, "PolicyEvaluationEvictResize", "EvictionBlocked")
         assert [p["metadata"]["name"] for p in running(sim, ns, "wh")] == [pod["metadata"]["name"]]
     finally:
         for cfg in saved:

@@ -18,7 +18,7 @@ from conftest import BIN, EngineProcess, wait_for
 from test_actuation import static_policy
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import RestartablePrometheus, apply, install_starter, metric
-from watch_stream import WatchStream
+from watch_stream import PodAvailabilityWatch
 
 QUEUE = "kubex-unlimited-gpu-queue"
 
@@ -72,45 +72,11 @@ def fractions(sim, ns):
                   if ready(p))
 
 
-class PodWatch:
-    """A WATCH stream on a namespace's pods (official Python client): after every event it counts the Ready pods
-    that are not terminating, and records the largest number of unavailable replicas and each pod that got a
-    deletion timestamp."""
-
-    def __init__(self, sim, ns, replicas):
-        from kubernetes import client
-        self.core = client.CoreV1Api(sim.client())
-        self.ns, self.replicas = ns, replicas
-        self.max_unavailable, self.events, self.worst = 0, 0, []
-        self.log = []  # (event type, pod, available) in arrival order
-        self.state = {}
-        items = self.core.list_namespaced_pod(ns, label_selector="app=svc")
-        for p in items.items:
-            self.state[p.metadata.name] = self._avail(p)
-        self.stream = WatchStream(self.core.list_namespaced_pod, items.metadata.resource_version, self._event, ns,
-                                  label_selector="app=svc")
-
-    @staticmethod
-    def _avail(p):
-        if p.metadata.deletion_timestamp:
-            return False
-        return any(c.type == "Ready" and c.status == "True" for c in (p.status.conditions or []))
-
-    def _event(self, type_, p):
-        if type_ == "DELETED":
-            self.state.pop(p.metadata.name, None)
-        else:
-            self.state[p.metadata.name] = self._avail(p)
-        self.events += 1
-        self.log.append((type_, p.metadata.name, self.state.get(p.metadata.name)))
-        unavailable = self.replicas - sum(1 for v in self.state.values() if v)
-        if unavailable > self.max_unavailable:
-            self.max_unavailable = unavailable
-            self.worst = (sorted(self.state.items()), self.log[-12:])
-
-    def stop(self):
-        self.stream.stop()
-        return self.max_unavailable
+def pod_watch(sim, ns, replicas):
+    """ACT-3 on a WATCH stream of the namespace's `svc` pods from now on (watch_stream.Unavailable: after every
+    event, replicas minus the pods Ready and not terminating), not on samples."""
+    from kubernetes import client
+    return PodAvailabilityWatch(client.CoreV1Api(sim.client()), ns, "app=svc", replicas)
 
 
 def evicted_lines(engines, ns):
@@ -153,16 +119,17 @@ def race_env(sim_factory, tmp_path_factory):
 
 def released(sim, ns, engines, target, release):
     """Runs `release` (which returns the engine that carries the work out) under a WATCH stream and waits until
-    every replica is Ready at `target`; returns (max unavailable, the watch)."""
-    watch = PodWatch(sim, ns, 4)
+    every replica is Ready at `target`; returns (max unavailable, the watch's Unavailable)."""
+    watch = pod_watch(sim, ns, 4)
     try:
         engine = release()
         engines.append(engine)
         wait_for(lambda: fractions(sim, ns) == [target] * 4, timeout=420, interval=1,
                  what=f"all four replicas Ready at {target}")
     finally:
-        worst = watch.stop()
-    return worst, watch
+        watch.stop()
+    count = watch.result()  # the stream saw every event (no 410 gap)
+    return count.max, count
 
 
 def test_released_resize_never_exceeds_the_budget(race_env):  # ACT-3
@@ -264,14 +231,15 @@ def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
     assert "replacement-does-not-fit" in text and "Best try: pod room/svc-" in text and "(0.7) does not fit" in text, text
 
     # A second node joins the schedulable room: the pods are replaced one at a time (WATCH stream).
-    watch = PodWatch(sim, ns, 2)
+    watch = pod_watch(sim, ns, 2)
     try:
         sim.kubectl("uncordon", "r-node-1")
         wait_for(lambda: fractions(sim, ns) == ["0.7", "0.7"], timeout=300, interval=1,
                  what="both replicas Ready at 0.7")
     finally:
-        worst = watch.stop()
-    assert worst <= 1, f"{worst} replicas unavailable at once: {watch.worst}"
+        watch.stop()
+    count = watch.result()
+    assert count.max <= 1, f"{count.max} replicas unavailable at once: {count.worst}"
     assert sorted(p["spec"]["nodeName"] for p in live_pods(sim, ns)) == ["r-node-0", "r-node-1"]
     pod = live_pods(sim, ns)[0]
     assert "replacement-does-not-fit" not in pod["metadata"].get("annotations", {}).get(
