@@ -8,7 +8,6 @@ about that constraint. Helpers here (`start_consolidation_sim`, `place`, `policy
 `consolidation_taints`) are meant to be imported by other tests (`kubex plan consolidation`)."""
 import json
 import re
-import threading
 import time
 
 import pytest
@@ -17,6 +16,7 @@ from conftest import EngineProcess, wait_for
 from engine_proc import condition
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import API, apply, metric, queue
+from watch_stream import GpuShareWatch, NodeTaintWatch
 
 NS = "con"
 TAINT = "rightsizing.kubex.ai/consolidating"
@@ -177,54 +177,25 @@ def events(sim, reason, kind="GpuConsolidationPolicy", name=None):
 
 
 class ClusterWatcher:
-    """Samples pods and nodes every 0.2 s through the official Python client: the largest sum of fractions any one
-    GPU (KAI GPU group) ever held, the consolidation taints seen at once, and the order nodes were tainted in."""
+    """WATCH streams from now on (watch_stream) over every pod and node, not samples: the largest sum of fractions
+    any one GPU (KAI GPU group) ever held (GpuShares), the consolidation taints present at once and the order nodes
+    were tainted in (Taints). Create it before the policy that may act."""
 
     def __init__(self, sim):
         from kubernetes import client
-        self.core = client.CoreV1Api(sim.client())
-        self.max_gpu, self.worst_gpu = 0, None
-        self.max_taints, self.worst_taints = 0, None
-        self.tainted = []  # (node, policy) in the order first seen
-        self.samples = 0
-        self.stop_ = threading.Event()
-        self.thread = threading.Thread(target=self.run, daemon=True)
-        self.thread.start()
+        core = client.CoreV1Api(sim.client())
+        self.gpus, self.nodes = GpuShareWatch(core), NodeTaintWatch(core, TAINT)
 
-    def sample(self):
-        groups = {}
-        for p in self.core.list_pod_for_all_namespaces().items:
-            frac = (p.metadata.annotations or {}).get("gpu-fraction")
-            group = (p.metadata.labels or {}).get("runai-gpu-group")
-            if not frac or not group or not p.spec.node_name or p.status.phase not in ("Pending", "Running"):
-                continue
-            key = (p.spec.node_name, group)
-            groups[key] = groups.get(key, 0) + round(float(frac) * 100)
-        for key, h in groups.items():
-            if h > self.max_gpu:
-                self.max_gpu, self.worst_gpu = h, key
-        taints = []
-        for n in self.core.list_node().items:
-            for t in n.spec.taints or []:
-                if t.key == TAINT:
-                    taints.append((n.metadata.name, t.value))
-                    if (n.metadata.name, t.value) not in self.tainted:
-                        self.tainted.append((n.metadata.name, t.value))
-        if len(taints) > self.max_taints:
-            self.max_taints, self.worst_taints = len(taints), taints
-        self.samples += 1
+    def now(self):
+        """(GpuShares, Taints) once every change made so far is counted."""
+        self.gpus.stream.catch_up(), self.nodes.stream.catch_up()
+        return self.result()
 
-    def run(self):
-        while not self.stop_.is_set():
-            try:
-                self.sample()
-            except Exception:  # noqa: BLE001 - a failed sample is skipped
-                pass
-            time.sleep(0.2)
+    def result(self):
+        return self.gpus.result(), self.nodes.result()
 
     def stop(self):
-        self.stop_.set()
-        self.thread.join(timeout=10)
+        self.gpus.stop(), self.nodes.stop()
 
 
 # ------------------------------------------------------------------------------------------------ fixtures
@@ -277,6 +248,7 @@ def test_constraints_keep_a_node_and_are_named(env):  # CON-6a, CON-10
     place(sim, "c-node-6", deployment("src-cpu", "0.1", cpu="12"))
     sim.kubectl("uncordon", "-l", "pool=c")
     names = [f"con-{case}" for case in CASES]
+    watcher = ClusterWatcher(sim)
     apply(sim, *[policy(f"con-{case}", {"matchLabels": {"case": case}}) for case in CASES])
     try:
         for case, (src, dst, why) in CASES.items():
@@ -284,8 +256,10 @@ def test_constraints_keep_a_node_and_are_named(env):  # CON-6a, CON-10
             assert c["status"] == "True"
             assert re.fullmatch(rf"pool: 2 nodes, 2 GPUs, 0\.90 allocated; best candidate {src} \(10%\): "
                                 rf"pod {NS}/src-{case}-[a-z0-9-]+ \(0\.1\) does not fit: {why}", c["message"]), c["message"]
-        assert not consolidation_taints(sim), "no node is ever drained when its pods fit nowhere else"
+        tainted = watcher.now()[1].order
+        assert not tainted, f"no node is ever drained when its pods fit nowhere else: {tainted}"
     finally:
+        watcher.stop()
         delete_policies(sim, *names)
         sim.kubectl("cordon", "-l", "pool=c")
 
@@ -337,7 +311,8 @@ def test_unmovable_pods_keep_their_nodes(env):  # CON-4, CON-10
         first = get_policy(sim, "con-u")["status"]["lastEvaluationTime"]
         wait_for(lambda: get_policy(sim, "con-u")["status"]["lastEvaluationTime"] != first, timeout=25,
                  what="a second evaluation")
-        assert watcher.tainted == [], f"nodes with unmovable pods were tainted: {watcher.tainted}"
+        tainted = watcher.now()[1].order
+        assert tainted == [], f"nodes with unmovable pods were tainted: {tainted}"
         # The same node drains once its pod may move (the check above can fail).
         dnd = [p["metadata"]["name"] for p in pods(sim, "u-dnd")][0]
         sim.kubectl("annotate", "pod", dnd, "-n", NS, "rightsizing.kubex.ai/do-not-disrupt-")
@@ -345,7 +320,7 @@ def test_unmovable_pods_keep_their_nodes(env):  # CON-4, CON-10
         wait_for(lambda: running_on(sim, "u-dnd") == ["u-node-4"], timeout=30, what="u-dnd moved to u-node-4")
         wait_for(lambda: get_policy(sim, "con-u")["status"].get("lastDrainedNode") == "u-node-2", timeout=30,
                  what="the drain of u-node-2 completed")
-        assert [n for n, _ in watcher.tainted] == ["u-node-2"]
+        assert [n for n, _ in watcher.now()[1].order] == ["u-node-2"]
     finally:
         watcher.stop()
         delete_policies(sim, "con-u")
@@ -379,11 +354,12 @@ def test_pool_is_consolidated_one_node_at_a_time(env):  # CON-3…CON-9, CON-11,
     finally:
         watcher.stop()
     try:
-        assert watcher.samples > 50
-        assert watcher.max_gpu <= 96, f"a GPU held {watcher.max_gpu / 100:.2f} (cap 0.96): {watcher.worst_gpu}"
-        assert watcher.max_taints <= 1, f"two drains at once: {watcher.worst_taints}"
-        assert sorted(n for n, _ in watcher.tainted) == ["a-node-0", "a-node-1", "a-node-2"], watcher.tainted
-        assert watcher.tainted[0][0] == "a-node-0"  # lowest utilization, ties by name (CON-4)
+        gpus, taints = watcher.result()
+        assert gpus.events > 10 and taints.events >= 6  # the streams saw the pods move and the three taints come and go
+        assert gpus.max <= 96, f"a GPU held {gpus.max / 100:.2f} (cap 0.96): {gpus.worst}"
+        assert taints.max <= 1, f"two drains at once: {taints.worst}"
+        assert sorted(n for n, _ in taints.order) == ["a-node-0", "a-node-1", "a-node-2"], taints.order
+        assert taints.order[0][0] == "a-node-0"  # lowest utilization, ties by name (CON-4)
         # One node per requeueAfter: three drains, each ended before the next started, in well under 3 × 3 periods.
         assert elapsed < 90, elapsed
         for app in apps:  # every evicted pod runs again, on a pool node
@@ -456,15 +432,17 @@ def test_dry_run_would_drain_without_taint(env):  # CON-11
     sim, holder = env
     stuck_pool(sim, "e")
     restart_engine(sim, holder, "--dry-run")
+    watcher = ClusterWatcher(sim)
     apply(sim, policy("con-e", {"matchLabels": {"pool": "e"}}))
     try:
         c = wait_available(sim, "con-e", "WouldDrain")
         assert "e-node-0" in c["message"]
         wait_for(lambda: events(sim, "WouldDrain", name="con-e"), timeout=20, what="a WouldDrain event")
-        assert not consolidation_taints(sim)
+        assert watcher.now()[1].order == [], "never tainted"
         assert running_on(sim, "e-stuck") == ["e-node-0", "e-node-0"], "nothing evicted"
         assert "drainingNode" not in get_policy(sim, "con-e")["status"]
     finally:
+        watcher.stop()
         delete_policies(sim, "con-e")
 
 
