@@ -136,10 +136,20 @@ class AgentTest : public ::testing::Test {
 // SIM-2: the pools' nodes with the GPU capacity, GFD labels and the agent's label; Leases renewed like a kubelet's.
 TEST_F(AgentTest, RegistersItsNodesWithGpuCapacityAndGfdLabelsAndRenewsTheirLeases) {
   ASSERT_TRUE(start_agent());
-  auto nodes = client->get("/api/v1/nodes?labelSelector=sim.kubex.ai%2Fagent%3Dagent-1");
-  ASSERT_TRUE(nodes);
-  ASSERT_EQ((*nodes)["items"].size(), 2u);
-  for (const auto& n : (*nodes)["items"]) {
+  // A node is created first and its status written after, as a kubelet does: wait for both nodes' capacity.
+  json nodes;
+  ASSERT_TRUE(eventually([&] {
+    auto got = client->get("/api/v1/nodes?labelSelector=sim.kubex.ai%2Fagent%3Dagent-1");
+    if (!got || !(*got)["items"].is_array() || (*got)["items"].size() != 2) return false;
+    nodes = *got;
+    for (const auto& n : nodes["items"]) {
+      if (!n.value("status", json::object()).value("allocatable", json::object()).contains("nvidia.com/gpu")) {
+        return false;
+      }
+    }
+    return true;
+  })) << nodes.dump();
+  for (const auto& n : nodes["items"]) {
     EXPECT_EQ(n["status"]["allocatable"].value("nvidia.com/gpu", ""), "1");
     EXPECT_EQ(n["metadata"]["labels"].value("nvidia.com/gpu.present", ""), "true");
     EXPECT_EQ(n["metadata"]["labels"].value("nvidia.com/gpu.product", ""), "Tesla-T4");
@@ -149,7 +159,7 @@ TEST_F(AgentTest, RegistersItsNodesWithGpuCapacityAndGfdLabelsAndRenewsTheirLeas
   std::string first;
   ASSERT_TRUE(eventually([&] {
     auto l = client->get(lease);
-    if (l) first = (*l)["spec"].value("renewTime", "");
+    if (l) first = l->value("spec", json::object()).value("renewTime", "");
     return !first.empty();
   }));
   auto l = client->get(lease);
@@ -158,7 +168,7 @@ TEST_F(AgentTest, RegistersItsNodesWithGpuCapacityAndGfdLabelsAndRenewsTheirLeas
   // Renewed every kNodeLeaseRenewInterval (10 s): within 15 s the renew time moves.
   EXPECT_TRUE(eventually([&] {
     auto again = client->get(lease);
-    return again && (*again)["spec"].value("renewTime", "") != first;
+    return again && again->value("spec", json::object()).value("renewTime", "") != first;
   }, 15s)) << "lease not renewed; first renewTime " << first;
 }
 
