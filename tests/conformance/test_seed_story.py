@@ -18,7 +18,7 @@ import pytest
 
 import test_admission as adm
 from conftest import BIN, ENGINE_NS, GROUP, HERE, ROOT, free_port, run, sa_kubeconfig, wait_for
-from test_availability import PodWatch
+from test_availability import pod_watch
 from test_engine import Env, chart_rbac
 from test_gpu_metrics import Prometheus
 from test_reactive import API, apply, starter_docs
@@ -297,7 +297,7 @@ def test_reactive_upsize_evicts_one_pod_at_a_time_past_a_pdb(story):  # REA-4, A
                      template_annotations={"sim.kubex.ai/gpu-sm-percent": "45",
                                            "sim.kubex.ai/gpu-memory-mib": "1024"}))
     wait_for(lambda: len(ready_pods(cp, ns, "svc")) == 3, timeout=90, what="three pods Ready")
-    watch = PodWatch(cp, ns, 3)  # the app is named svc, as PodWatch watches
+    watch = pod_watch(cp, ns, 3)  # the app is named svc, as pod_watch watches (a WATCH stream, from now on)
     try:
         def recommended():
             v = cp.kubectl_json("get", "deployment", "svc", "-n", ns)["metadata"].get("annotations", {}).get(
@@ -314,9 +314,10 @@ def test_reactive_upsize_evicts_one_pod_at_a_time_past_a_pdb(story):  # REA-4, A
         wait_for(lambda: (r := recommended()) and sorted(gpu_form(p)[0] for p in ready_pods(cp, ns, "svc")) == [r] * 3,
                  timeout=420, interval=2, what="all three replicas Ready at the current recommendation")
     finally:
-        worst = watch.stop()
-    assert watch.events > 6, "the watch saw the replacements"
-    assert worst <= 1, f"{worst} replicas unavailable at once: {watch.worst}"
+        watch.stop()
+    count = watch.result()  # the stream saw every event (no 410 gap)
+    assert count.events > 6, "the watch saw the replacements"
+    assert count.max <= 1, f"{count.max} replicas unavailable at once: {count.worst}"
     evicted = [l.get("pod") for l in engine.find_all("evicted pod") if l.get("namespace") == ns]
     assert len(evicted) >= 3 and len(set(evicted)) == len(evicted), evicted  # kubex's own evictions, once per pod
     assert any(e.get("reason") == "PolicyEvaluationEvictResize" for e in
