@@ -87,7 +87,6 @@ class Run {
            << " (a duration such as 24h, 90m or 7d)\n";
       return kExitUsage;
     }
-    auto conn = kube::resolve_connection(o_.kubeconfig, o_.context);
     auto client = command_client(o_.kubeconfig, o_.context);
     if (!client) return fail(client.error().str());
     kube::Client& c = **client;
@@ -96,7 +95,8 @@ class Run {
     r.now = common::RealClock::instance().now();
     r.window = *window;
     r.since = o_.since;
-    if (conn) r.cluster = (conn->context.empty() ? "" : conn->context + " ") + "(" + conn->server + ")";
+    const kube::ConnectionConfig& conn = c.config();
+    r.cluster = (conn.context.empty() ? "" : conn.context + " ") + "(" + conn.server + ")";
 
     CommandCaches view(*client, o_.global_config_name, o_.policy_evaluation_name);
     if (auto stuck = view.sync(); !stuck.empty()) return fail(stuck);
