@@ -202,7 +202,10 @@ def main():
         timings["create"] = time.monotonic() - t
         log(f"{W} Deployments created in {timings['create']:.1f} s")
 
-        engine = Engine(bin_dir, sim.kubeconfig, workdir, ["--webhook-bind-address=0", "--reactive-check-interval", a.interval])
+        # --log-level debug: the spans start at each cycle's first summary line, which OBS-4 writes at debug when it
+        # repeats the workload's previous one.
+        engine = Engine(bin_dir, sim.kubeconfig, workdir, ["--webhook-bind-address=0", "--log-level", "debug",
+                                                          "--reactive-check-interval", a.interval])
         wait_for(lambda: engine.alive() and engine.lines("caches synced"), 300, "engine caches synced")
         wait_for(lambda: running_pods(sim) == pods_total, 900, f"{pods_total} pods Running", interval=3)
         timings["running"] = time.monotonic() - t

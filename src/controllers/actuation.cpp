@@ -66,7 +66,7 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
   run.target_text = "the GPU allocation " + (in.desired ? allocation_text(*in.desired) : std::string("none"));
   publish_gpus(key, *w, in.workload.pods);  // RPT-5
   const da::Plan plan = decide_and_carry_out(run, in, memory_, key, *w);
-  log_summary(log_, "actuation", *w, d.summary, plan, in);  // OBS-4: one line per reconcile
+  log_summary(log_, summaries_, "actuation", *w, d.summary, plan, in);  // OBS-4: one line per reconcile
   return kube::ReconcileResult{false, plan.requeue_after};
 }
 

@@ -18,6 +18,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "controllers/summary_log.h"
 #include "controllers/workload_evictions.h"
 #include "controllers/workload_controller.h"
 #include "controllers/workload_gpus_gauge.h"
@@ -71,6 +72,7 @@ class ActuationController final : public WorkloadController {
   ActuationDeps deps_;
   ActuationOptions options_;
   common::Logger log_{"controller.actuation"};
+  SummaryLog summaries_;  // OBS-4: repeated summaries at debug
   EvictionMemories memory_;  // ACT-5/ACT-7 memory by workload key (a cache of actuation-state, ACT-9)
   WorkloadGpusGauge gpus_;   // kubex_workload_gpus (RPT-5)
 };

@@ -384,9 +384,7 @@ kube::ReconcileOutcome ProactiveRecommendations::reconcile_workload(const std::s
   }
   auto written = deps_.annotations->write(*w, set, remove, "proactive recommendations");
   if (!written) return std::unexpected(written.error());
-  if (summary && log_.enabled(common::LogLevel::kInfo)) {  // OBS-4: one line per reconcile of a governed workload
-    log_.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(*summary));
-  }
+  if (summary) summaries_.write(log_, *summary);  // OBS-4: one line per reconcile of a governed workload
   if (*written != act::OwnerWrite::kWritten) return kube::ReconcileResult{*written == act::OwnerWrite::kStale};
   recommendations_total_.written(*w, set);  // OBS-5
   return kube::ReconcileResult{};

@@ -21,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "controllers/summary_log.h"
 #include "controllers/proactive_history.h"
 #include "controllers/recommendations_counter.h"
 #include "decide/proactive/proactive.h"
@@ -119,6 +120,7 @@ class ProactiveRecommendations final : public kube::Runnable {
   ProactiveDeps deps_;
   ProactiveOptions options_;
   common::Logger log_{kLogger};
+  SummaryLog summaries_;  // OBS-4: repeated summaries at debug
   kube::Controller controller_;
   GpuRecommendationsCounter recommendations_total_;  // OBS-5
   std::unique_ptr<HistoryEvaluations> history_;

@@ -297,9 +297,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
         if (is_reactive_key(k) && w.annotation(k)) remove.push_back(k);
       }
       decide::Summary summary = summary_of(w, *winner, out, in, options_.dry_run);
-      if (log_.enabled(common::LogLevel::kInfo)) {  // OBS-4: one line per workload per cycle
-        log_.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(summary));
-      }
+      summaries_.write(log_, summary);  // OBS-4: one line per workload per cycle, at info when it is news
       auto written = deps_.annotations->write(w, set, remove, "reactive recommendations");
       if (!written) {
         log_.warn("cannot write reactive recommendations", {{"owner", observe::workload_key(w)},

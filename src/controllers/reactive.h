@@ -18,6 +18,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/result.h"
+#include "controllers/summary_log.h"
 #include "controllers/prometheus_connector.h"
 #include "controllers/recommendations_counter.h"
 #include "kube/runtime/controller.h"
@@ -89,6 +90,7 @@ class ReactiveRecommender final : public kube::Runnable {
   ReactiveDeps deps_;
   ReactiveOptions options_;
   common::Logger log_{"controller.gpureactivepolicy"};
+  SummaryLog summaries_;  // OBS-4: repeated summaries at debug
   kube::Controller controller_;
   GpuRecommendationsCounter recommendations_total_;                  // OBS-5
   prometheus::Counter* queries_ok_ = nullptr;                        // kubex_prometheus_queries_total{success}

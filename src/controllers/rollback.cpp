@@ -28,7 +28,7 @@ std::optional<std::string> annotation_of(const api::WorkloadView& w, std::string
 }
 
 // The rightsizing summary line of a reconcile that only kept the state (no pod to judge).
-void log_state(const common::Logger& log, const WorkloadContext& w, const std::string& strategy, const char* result,
+void log_state(const common::Logger& log, SummaryLog& summaries, const WorkloadContext& w, const std::string& strategy, const char* result,
                bool dry_run) {
   if (!log.enabled(common::LogLevel::kInfo)) return;
   decide::Summary s;
@@ -39,7 +39,7 @@ void log_state(const common::Logger& log, const WorkloadContext& w, const std::s
   s.result_text = result;
   s.dry_run = dry_run;
   s.text = "Rolled back to the original GPU form";
-  log.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(s));
+  summaries.write(log, s);
 }
 
 }  // namespace
@@ -159,7 +159,7 @@ kube::ReconcileOutcome RollbackController::reconcile_workload(const std::string&
                     : "rollback-state removed; the strategy disables evictions, so the running pods keep their size "
                       "until they are restarted");
     memory_.erase(key);
-    log_state(log_, *w, recorded, da::result_name(da::Result::kRolledBack), options_.dry_run);
+    log_state(log_, summaries_, *w, recorded, da::result_name(da::Result::kRolledBack), options_.dry_run);
     return kube::ReconcileResult{};
   }
   if (plan.roll_pods.empty()) {
@@ -190,7 +190,7 @@ da::Result RollbackController::roll_pods(const std::string& key, const WorkloadC
   const da::Plan plan = decide_and_carry_out(run, in, memory_, key, w);
   decide::Summary decided;
   decided.strategy = strategy;
-  log_summary(log_, "rollback", w, decided, plan, in);  // OBS-4
+  log_summary(log_, summaries_, "rollback", w, decided, plan, in);  // OBS-4
   requeue = plan.requeue_after;
   return plan.result;
 }

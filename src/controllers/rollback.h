@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "controllers/summary_log.h"
 #include "controllers/workload_evictions.h"
 #include "controllers/workload_controller.h"
 #include "observe/actuation.h"
@@ -63,6 +64,7 @@ class RollbackController final : public WorkloadController {
   RollbackDeps deps_;
   RollbackOptions options_;
   common::Logger log_{"controller.rollback"};
+  SummaryLog summaries_;  // OBS-4: repeated summaries at debug
   EvictionMemories memory_;  // ACT-5 memory of the rollback evictions, by workload key
 };
 

@@ -8,6 +8,7 @@
 #include "act/pod_annotations.h"
 #include "api/keys.h"
 #include "api/views.h"
+#include "controllers/summary_log.h"
 #include "decide/actuation/actuation_state.h"
 #include "decide/admission/pod_mutation.h"
 #include "decide/admission/summary.h"
@@ -293,7 +294,7 @@ da::Plan decide_and_carry_out(const PlanRunner& run, da::Input& in, EvictionMemo
   return plan;
 }
 
-void log_summary(const common::Logger& log, const std::string& phase, const WorkloadContext& w,
+void log_summary(const common::Logger& log, SummaryLog& summaries, const std::string& phase, const WorkloadContext& w,
                  const decide::Summary& decided, const da::Plan& plan, const da::Input& in) {
   if (!log.enabled(common::LogLevel::kInfo)) return;
   decide::Summary s;
@@ -331,7 +332,7 @@ void log_summary(const common::Logger& log, const std::string& phase, const Work
   for (const da::PodPlan& pp : plan.pods) {  // ACT-2a: what keeps the upsize waiting
     if (pp.name == plan.pod && !pp.fit_reason.empty()) s.text = "Waiting for room: " + pp.fit_reason;
   }
-  log.log_members(common::LogLevel::kInfo, "rightsizing summary", decide::summary_members(s));
+  summaries.write(log, s);
 }
 
 }  // namespace kubex::controllers

@@ -141,7 +141,8 @@ decide::actuation::Plan decide_and_carry_out(const PlanRunner& run, decide::actu
 
 // OBS-4: the reconcile's `rightsizing summary` line (phase `actuation` or `rollback`), with the changes of the
 // pod it names towards `in.desired`.
-void log_summary(const common::Logger& log, const std::string& phase, const WorkloadContext& w,
+class SummaryLog;
+void log_summary(const common::Logger& log, SummaryLog& summaries, const std::string& phase, const WorkloadContext& w,
                  const decide::Summary& decided, const decide::actuation::Plan& plan,
                  const decide::actuation::Input& in);
 

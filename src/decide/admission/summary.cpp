@@ -167,4 +167,32 @@ nlohmann::json summary_fields(const Summary& s) {
   return nlohmann::json::parse("{" + summary_members(s) + "}");
 }
 
+std::string summary_identity(const Summary& s) {
+  std::string out = s.result_text.empty() ? std::string(result_name(s.result)) : s.result_text;
+  const auto field = [&out](std::string_view v) {
+    out += '\x1f';
+    out += v;
+  };
+  for (const Change& c : s.changes) {
+    field(c.container);
+    field(change_resource_name(c.resource, c.usage));
+    field(c.from);
+    field(c.to);
+    field(c.desired);
+  }
+  out += '\x1d';  // the lists end where they end, so [a b][c] and [a][b c] differ
+  for (const Edit& e : s.edits) {
+    field(e.container);
+    field(edit_resource_name(e.target));
+    field(e.from ? *e.from : "\x1e");
+    field(e.to);
+  }
+  if (s.phase == "actuation" || s.phase == "rollback") {
+    out += '\x1d';
+    field(s.pod);
+    for (const auto& c : s.failed_checks) field(c);
+  }
+  return out;
+}
+
 }  // namespace kubex::decide

@@ -62,4 +62,10 @@ std::string summary_members(const Summary& s, const std::vector<std::string>& ig
 // The same fields as a JSON object (parsed from summary_members: one definition of the fields).
 nlohmann::json summary_fields(const Summary& s);
 
+// OBS-4: what two successive summaries of one workload and phase are compared on, as a string: the
+// rightsizingResult, the changes and the edits, and for actuation and rollback also the pod named and the failed
+// checks (evicting the next pod, or a new reason to wait, is news; which pod a recommender read is not). When
+// it equals the previous summary's, the line is written at debug, so an idle cluster stays quiet.
+std::string summary_identity(const Summary& s);
+
 }  // namespace kubex::decide

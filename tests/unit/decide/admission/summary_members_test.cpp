@@ -100,5 +100,61 @@ TEST(RecommendationChanges, OnlyMovedContainersFromStoredOrUnspecified) {
   EXPECT_EQ(summary_text(changes), "Applied rightsizing requests [app:[gpu=0.5] new:[gpu=0.3]] limits [none]");
 }
 
+// OBS-4: a summary repeats its workload's previous one (and goes out at debug) exactly when the result, the
+// changes and the edits are the same, and for actuation and rollback also the pod and the failed checks; the
+// pod a recommender happened to read, the timestamps-free text and the policies do not make news.
+TEST(SummaryIdentity, NewsIsTheResultTheChangesAndForEvictionsThePod) {
+  Summary base;
+  base.phase = "reactive";
+  base.ns = "ns";
+  base.owner = "Deployment/infer";
+  base.pod = "infer-a";
+  base.result_text = "UNCHANGED";
+  Change c;
+  c.container = "app";
+  c.from = "0.25";
+  c.to = "0.5";
+  c.desired = "0.5";
+  base.changes = {c};
+
+  struct Case {
+    const char* name;
+    void (*edit)(Summary&);
+    bool same;
+  };
+  const Case cases[] = {
+      {"identical", [](Summary&) {}, true},
+      {"another pod read by a recommender", [](Summary& s) { s.pod = "infer-b"; }, true},
+      {"other policies or strategy", [](Summary& s) { s.strategy = "ClusterAutomationStrategy/x"; }, true},
+      {"another result", [](Summary& s) { s.result_text = "RECOMMENDED"; }, false},
+      {"the admission result when no text", [](Summary& s) { s.result_text.clear(); }, false},
+      {"another target value", [](Summary& s) { s.changes[0].to = "0.6"; }, false},
+      {"another from value", [](Summary& s) { s.changes[0].from = "0.3"; }, false},
+      {"a change more", [](Summary& s) { s.changes.push_back(s.changes[0]); }, false},
+      {"no change", [](Summary& s) { s.changes.clear(); }, false},
+      {"an edit", [](Summary& s) { s.edits.push_back(Edit{EditTarget::kQueue, "", std::nullopt, "q"}); }, false},
+  };
+  for (const Case& k : cases) {
+    Summary other = base;
+    k.edit(other);
+    EXPECT_EQ(summary_identity(base) == summary_identity(other), k.same) << k.name;
+  }
+
+  Summary evicted = base;
+  evicted.phase = "actuation";
+  evicted.result_text = "EVICTED";
+  Summary next_pod = evicted;
+  next_pod.pod = "infer-b";
+  EXPECT_NE(summary_identity(evicted), summary_identity(next_pod)) << "evicting the next pod is news";
+  Summary same_pod = evicted;
+  EXPECT_EQ(summary_identity(evicted), summary_identity(same_pod)) << "the same eviction logged again is not";
+  Summary blocked = evicted;
+  blocked.result_text = "BLOCKED_RETRYING";
+  blocked.failed_checks = {"pdb"};
+  Summary other_reason = blocked;
+  other_reason.failed_checks = {"budget"};
+  EXPECT_NE(summary_identity(blocked), summary_identity(other_reason)) << "a new reason to wait is news";
+}
+
 }  // namespace
 }  // namespace kubex::decide
