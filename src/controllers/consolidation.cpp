@@ -376,7 +376,13 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
         if (log_.enabled(common::LogLevel::kInfo)) {  // why each node is not drained, for humans and tests
           json why = json::object();
           for (const pk::Candidate& c : step.plan.candidates) why[c.node] = c.reason;
-          log_.info("no consolidation candidate", {{"policy", name}, {"message", step.message}, {"nodes", why}});
+          json fields = {{"policy", name}, {"message", step.message}, {"nodes", why}};
+          // OBS-4: at info when the answer changed since this policy's last cycle, else at debug.
+          if (no_candidate_news_.changed(name, step.message + '\n' + why.dump())) {
+            log_.info("no consolidation candidate", fields);
+          } else {
+            log_.debug("no consolidation candidate", fields);
+          }
         }
       } else {  // CON-9: another policy drains in an overlapping pool; this one waits and keeps its condition
         log_.debug("waiting for another policy's drain", {{"policy", name}, {"other", in.other_draining}});
@@ -461,6 +467,7 @@ kube::ReconcileOutcome ConsolidationController::start_drain(const api::Consolida
     emit(obj, events, step.node);
     return kube::ReconcileResult{false, soon};
   }
+  no_candidate_news_.forget(name);  // the first answer after a drain is news again
   log_.info("drain started", {{"policy", name}, {"node", step.node}, {"message", step.message}});
   if (deps_.events) {  // CON-7 (4)
     deps_.events->event(policy_ref(obj), kube::EventType::kNormal, "DrainStarted", step.message);

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "api/kubex_views.h"
+#include "controllers/log_news.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "kube/runtime/controller.h"
@@ -149,6 +150,7 @@ class ConsolidationController final : public kube::Runnable {
   ConsolidationDeps deps_;
   ConsolidationOptions options_;
   common::Logger log_{"controller.consolidation"};
+  LogNews no_candidate_news_;  // OBS-4: a policy's unchanged "no consolidation candidate" at debug
   prometheus::Counter* drained_ = nullptr;
   prometheus::Family<prometheus::Gauge>* candidates_ = nullptr;  // CON-12
   // CON-12: the series set per policy, by (result, blocker).
