@@ -2,6 +2,7 @@
 (kubex-sim, a real Prometheus, `kubex engine`)."""
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -174,6 +175,7 @@ class Engine:
     def __init__(self, bin_dir, kubeconfig, workdir, args=("--webhook-bind-address=0",)):
         self.log_path = os.path.join(workdir, "engine.log")
         self.log = open(self.log_path, "wb")
+        self.t0 = time.monotonic()
         self.proc = subprocess.Popen(
             [os.path.join(bin_dir, "kubex"), "engine", "--kubeconfig", kubeconfig, "--namespace", "kubex",
              "--leader-elect=false", "--metrics-bind-address", "127.0.0.1:0",
@@ -191,6 +193,11 @@ class Engine:
                 if msg is None or line.get("msg") == msg:
                     out.append(line)
         return out
+
+    def wait_line(self, msg, timeout=900):
+        """(seconds from the engine's start, the line) of the first log line with this msg."""
+        found = wait_for(lambda: self.alive() and self.lines(msg), timeout, f"the engine's {msg!r} line", 0.05)
+        return time.monotonic() - self.t0, found[0]
 
     def alive(self):
         if self.proc.poll() is not None:
@@ -229,3 +236,56 @@ def sample(engine, seconds, period=1.0):
         time.sleep(period)
     _, hwm, cpu1 = engine.stats()
     return rss, hwm, (cpu1 - cpu0) / (time.monotonic() - t0)
+
+
+class Rig:
+    """The populated scale rig: `bench-scale --keep-running` (bench/scale/scale_rig.cpp) with CONFIG at SCALE, left
+    running; `table` is its Markdown report. `metrics_listen`: HOST:PORT of the sim's GPU exporter (default none)."""
+
+    def __init__(self, bin_dir, config, scale, workdir, metrics_listen="", timeout=1800):
+        out_path = os.path.join(workdir, "bench-scale.out")
+        # A file, not a pipe: the simulator left running keeps the rig's stdout open.
+        with open(out_path, "w") as out:
+            rc = subprocess.run([os.path.join(bin_dir, "bench-scale"), "--config", config, "--scale", str(scale),
+                                 "--keep-running", "--sim", os.path.join(bin_dir, "kubex-sim"), "--timeout",
+                                 str(timeout), *(["--metrics-listen", metrics_listen] if metrics_listen else [])],
+                                stdout=out, stderr=sys.stderr).returncode
+        with open(out_path) as f:
+            text = f.read()
+        m = re.search(r"kubex-sim keeps running \(pid (\d+)\); kubeconfig: (\S+)", text)
+        if rc != 0 or not m:
+            raise SystemExit(f"bench-scale failed:\n{text}")
+        self.pid, self.kubeconfig = int(m.group(1)), m.group(2)
+        self.dir = os.path.dirname(os.path.dirname(self.kubeconfig))  # bench-scale's /tmp/kubex-scale-PID
+        self.metrics = metrics_listen
+        self.table = text.split("\nkubex-sim keeps running")[0]
+        self.cache_dir = os.path.join(workdir, "kubectl-cache")
+
+    def kubectl(self, *args, input=None, check=True, timeout=600):
+        cmd = ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache_dir, *args]
+        res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
+        if check and res.returncode != 0:
+            raise SystemExit(f"kubectl {' '.join(args)[:200]} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
+        return res
+
+    def list_pods_paged(self):
+        """The baseline of the engine benches: the real kubectl LISTing every pod in pages of 500, as the informers
+        do. (seconds, pods)."""
+        t = time.monotonic()
+        out = self.kubectl("get", "pods", "-A", "--chunk-size=500", "-o", "name").stdout
+        return time.monotonic() - t, out.count("\n")
+
+    def stats(self):
+        return proc_stats(self.pid)
+
+    def stop(self):
+        """Stops the simulator (not a child of this process: it is polled until gone) and removes its directory."""
+        try:
+            os.kill(self.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 30
+            while os.path.exists(f"/proc/{self.pid}") and time.monotonic() < deadline:
+                time.sleep(0.2)
+        except ProcessLookupError:
+            pass
+        if os.path.basename(self.dir).startswith("kubex-scale-"):
+            shutil.rmtree(self.dir, ignore_errors=True)

@@ -93,7 +93,7 @@ json template_for(const std::string& app, bool gpu) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kubex-sim scale rig"};
-  std::string config = "bench/scale/peer.yaml", sim_bin = "build/bin/kubex-sim";
+  std::string config = "bench/scale/peer.yaml", sim_bin = "build/bin/kubex-sim", metrics_listen;
   int threads = 8;
   double timeout_s = 1800;
   bool keep_running = false;
@@ -104,6 +104,9 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", timeout_s, "Seconds to wait for the cluster to settle");
   app.add_option("--scale", scale, "Multiply workload counts (e.g. 0.1 for a quick run)");
   app.add_flag("--keep-running", keep_running, "Leave the populated simulator running");
+  app.add_option("--metrics-listen", metrics_listen,
+                 "HOST:PORT of kubex-sim's GPU metrics exporter (default: none; bench/scale/everything_on.py sets one "
+                 "for its Prometheus)");
   CLI11_PARSE(app, argc, argv);
 
   auto text = kubex::common::read_file(config);
@@ -131,7 +134,7 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   std::string ready_file = (dir / "ready").string();
   std::string cmd = sim_bin + " serve --config " + config + " --data-dir " + (dir / "data").string() +
-                    " --metrics-listen '' --watch-cache-size 200000 > " + ready_file + " 2> " + (dir / "sim.log").string();
+                    " --metrics-listen '" + metrics_listen + "' --watch-cache-size 200000 > " + ready_file + " 2> " + (dir / "sim.log").string();
   pid_t pid = 0;
   const char* sh_argv[] = {"/bin/sh", "-c", cmd.c_str(), nullptr};
   auto t_start = Clock::now();
