@@ -268,6 +268,17 @@ kube::ReconcileOutcome ConsolidationController::reconcile_policy(const std::stri
       if (!policy.status.draining_node.empty() && !drains_.count(name) && !options_.dry_run) {
         auto t = common::parse_rfc3339(policy.status.drain_start_time);
         drains_[name] = {policy.status.draining_node, t ? *t : now, {}};
+      } else if (!drains_.count(name) && !options_.dry_run) {
+        // CON-7 (1) happened but not (2): the last leader died between the taint and the drainingNode write, or
+        // that write failed. The policy's taint is its drain under way; planning afresh would taint a second node
+        // (CON-9) and leave this one to the sweep half drained. Its start is unknown: it counts from now.
+        for (const auto& t : deps_.inventory->consolidation_taints()) {
+          if (t.policy == name) {
+            drains_[name] = {t.node, now, {}};
+            log_.info("resuming the drain of the policy's tainted node", {{"policy", name}, {"node", t.node}});
+            break;
+          }
+        }
       }
     }
     if (auto it = drains_.find(name); it != drains_.end()) {

@@ -390,6 +390,26 @@ TEST_F(ConsolidationTest, DrainRecoveredFromStatusAfterRestart) {  // CON-9: sti
   EXPECT_EQ(available()["reason"], "Draining");
 }
 
+TEST_F(ConsolidationTest, ItsOwnTaintWithoutDrainingNodeIsTheDrainUnderWayAfterRestart) {  // CON-7, CON-9
+  // The leader died between the taint (CON-7 (1)) and the drainingNode write (CON-7 (2)), or that write failed:
+  // the next leader finds the policy's taint on n2 and no drainingNode. n4 would be the next candidate (20 %, its
+  // pod fits elsewhere); tainting it too would be two drains of one policy at once.
+  pool.nodes.push_back(node("n4"));
+  pool.pods.push_back(pod("p4", "n4", 20));
+  tainter->set("n2", "t4");
+  make();
+  ASSERT_TRUE(ctrl->reconcile("t4").has_value());
+  EXPECT_EQ(tainter->taints(), (std::map<std::string, std::string>{{"n2", "t4"}}));
+  EXPECT_EQ(tainter->adds(), 0);
+  EXPECT_EQ(ctrl->draining("t4"), "n2");
+  EXPECT_EQ(available()["reason"], "Draining");
+  EXPECT_EQ(status()["drainingNode"], "n2");
+  EXPECT_EQ(evictor->called_keys(), std::vector<std::string>{"ml/p2"});  // the drain goes on
+  // The sweep leaves the taint of the drain under way alone.
+  ASSERT_TRUE(ctrl->reconcile(ConsolidationController::kSweep).has_value());
+  EXPECT_EQ(tainter->taints(), (std::map<std::string, std::string>{{"n2", "t4"}}));
+}
+
 TEST_F(ConsolidationTest, InvalidPolicyIsLeftToValidation) {  // CON-11: InvalidSpec/InvalidContract stay
   json bad = policy_json("bad", "t4");
   bad["spec"]["experimental"]["gpuKaiContract"] = "none";
