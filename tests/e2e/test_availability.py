@@ -11,6 +11,7 @@ with its webhooks.
 """
 import json
 import subprocess
+import time
 
 import pytest
 
@@ -215,8 +216,13 @@ def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
     first = wait_for(waiting_for_room, timeout=180, interval=1, what="the summary naming replacement-does-not-fit")[0]
     assert first["rightsizingResult"] == "BLOCKED_RETRYING", first
     assert first["summary"].startswith("Waiting for room: pod room/svc-") and "does not fit" in first["summary"], first
-    wait_for(lambda: len(waiting_for_room()) >= 2, timeout=150, interval=2,
-             what="a second reconcile still waiting for room")
+    # The next reconcile (the 1m resync at the latest; controller_runtime_reconcile_total, OBS-5) still waits, and
+    # says so at debug (OBS-4: its summary repeats the first one's result, changes, pod and failed checks).
+    time.sleep(2)  # the first reconcile is counted just after its summary line
+    seen = engine.reconciles("actuation")
+    wait_for(lambda: engine.reconciles("actuation") > seen, timeout=150, interval=2,
+             what="a second actuation reconcile")
+    assert len(waiting_for_room()) == 1, waiting_for_room()
     assert sorted(p["metadata"]["name"] for p in live_pods(sim, ns)) == before, "both pods keep running"
     assert fractions(sim, ns) == ["0.4", "0.4"]
     assert not [e for e in sim.kubectl_json("get", "events", "-n", ns)["items"]
