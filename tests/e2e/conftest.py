@@ -247,3 +247,18 @@ def engines():
     yield start
     for e in started:
         e.kill()
+
+
+# Files that wait far longer than the rest (test_reactive_default_interval.py: ~21 minutes of the starter
+# example's own minPodMetricsAge, twice). `make e2e` runs `-n 2 --dist loadfile`, and xdist's LoadScopeScheduling
+# builds its work queue of files in collection order and hands the first file to the first worker at once. So
+# these go to the front of the collection: a long file then starts at the beginning on one worker while the
+# other works through the rest, instead of starting late and outlasting the whole suite. Both workers collect
+# the same items, and this hook reorders them the same way on each, so xdist's "same collection" check holds.
+LONG_FILES_FIRST = ("test_reactive_default_interval.py",)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    first = [i for i in items if i.path.name in LONG_FILES_FIRST]
+    if first:
+        items[:] = first + [i for i in items if i.path.name not in LONG_FILES_FIRST]
