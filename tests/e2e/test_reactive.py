@@ -129,24 +129,26 @@ def condition(sim, kind, name, type_, ns=None):
     return None
 
 
-def evaluation_time(sim, policy="kai-gpu-sharing-reactive"):
-    return sim.kubectl_json("get", "clustergpureactivepolicy", policy).get("status", {}).get("lastEvaluationTime")
+def cycles_done(engine, policy="kai-gpu-sharing-reactive"):
+    """The reactive cycles of `policy` so far: one `reactive cycle` line each, written after its summaries (REA-1).
+    (The policy's status.lastEvaluationTime is no clock: the status controller stamps it between cycles too.)"""
+    return len(engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{policy}"))
 
 
 def quiet_for_cycles(sim, engine, ns, cycles=3, timeout=180):
-    """OBS-4: waits until `cycles` reactive evaluations in a row (the policy's lastEvaluationTime moving on) pass
-    with no `rightsizing summary` line of `ns` at info, and returns how many passed. Settling lines (the first
-    UNCHANGED after a change, the actuation's IN_SYNC) start the count again; a workload that logged each cycle,
-    as before OBS-4 was revised, never gets there and the wait fails."""
+    """OBS-4: waits until `cycles` reactive cycles in a row pass with no `rightsizing summary` line of `ns` at info,
+    and returns how many passed. Settling lines (the first UNCHANGED after a change, the actuation's IN_SYNC) start
+    the count again; a workload that logged each cycle, as before OBS-4 was revised, never gets there and the wait
+    fails."""
     deadline = time.monotonic() + timeout
     logged, seen, quiet = None, None, 0
     while time.monotonic() < deadline:
-        evaluated = evaluation_time(sim)  # first: a cycle writes its status after its summary lines
+        done = cycles_done(engine)  # first: a cycle's line comes after its summary lines
         now_logged = len(engine.find_all("rightsizing summary", namespace=ns))
         if now_logged != logged:
-            logged, seen, quiet = now_logged, evaluated, 0
-        elif evaluated != seen:
-            seen, quiet = evaluated, quiet + 1
+            logged, seen, quiet = now_logged, done, 0
+        elif done != seen:
+            quiet, seen = quiet + done - seen, done
             if quiet >= cycles:
                 return quiet
         time.sleep(1)
