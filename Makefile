@@ -29,9 +29,10 @@ test: build control-plane
 unit:
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
-# Two test files at a time (pytest-xdist, one file per worker so module fixtures stay whole): most of an
-# end-to-end test is waiting for default intervals, so this halves the wall time on two cores.
-E2E_WORKERS ?= 2
+# Three test files at a time (pytest-xdist, one file per worker so module fixtures stay whole): most of an
+# end-to-end test is waiting for default intervals, so even on two cores this cuts the wall time. The ~21-minute
+# default-interval file starts first on one worker (tests/e2e/conftest.py) while the other two share the rest.
+E2E_WORKERS ?= 3
 e2e:
 	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(E2E_WORKERS) --dist loadfile tests/e2e
 

@@ -250,7 +250,7 @@ def engines():
 
 
 # Files that wait far longer than the rest (test_reactive_default_interval.py: ~21 minutes of the starter
-# example's own minPodMetricsAge, twice). `make e2e` runs `-n 2 --dist loadfile`, and xdist's LoadScopeScheduling
+# example's own minPodMetricsAge, twice). `make e2e` runs `-n 3 --dist loadfile`, and xdist's LoadScopeScheduling
 # builds its work queue of files in collection order and hands the first file to the first worker at once. So
 # these go to the front of the collection: a long file then starts at the beginning on one worker while the
 # other works through the rest, instead of starting late and outlasting the whole suite. Both workers collect
