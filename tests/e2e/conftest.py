@@ -253,7 +253,7 @@ def engines():
 # example's own minPodMetricsAge, twice). `make e2e` runs `-n 3 --dist loadfile`, and xdist's LoadScopeScheduling
 # builds its work queue of files in collection order and hands the first file to the first worker at once. So
 # these go to the front of the collection: a long file then starts at the beginning on one worker while the
-# other works through the rest, instead of starting late and outlasting the whole suite. Both workers collect
+# others work through the rest, instead of starting late and outlasting the whole suite. Every worker collects
 # the same items, and this hook reorders them the same way on each, so xdist's "same collection" check holds.
 LONG_FILES_FIRST = ("test_reactive_default_interval.py",)
 
