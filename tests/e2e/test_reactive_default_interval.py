@@ -95,11 +95,14 @@ def seconds(rfc3339):
 
 
 def cycle_gaps(engine):
-    """Seconds between the engine's successive `reactive cycle` lines of the starter's policy (one per cycle,
-    REA-1). The policy's status.lastEvaluationTime is no clock for this: the policystatus controller stamps it
-    too whenever it reconciles the policy (e.g. when matchedWorkloads changes), between cycles."""
-    ts = [seconds(l["ts"]) for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{POLICY}")]
-    return [round(b - a, 1) for a, b in zip(ts, ts[1:])]
+    """Seconds between the starts of the engine's successive reactive cycles of the starter's policy, from its
+    `reactive cycle` lines (one per cycle, REA-1, logged at the end: start = ts - cycleSeconds, so a slow first
+    cycle does not shorten the next gap). The policy's status.lastEvaluationTime is no clock for this: the
+    policystatus controller stamps it too whenever it reconciles the policy (e.g. when matchedWorkloads changes),
+    between cycles."""
+    starts = [seconds(l["ts"]) - l["cycleSeconds"]
+              for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{POLICY}")]
+    return [round(b - a, 1) for a, b in zip(starts, starts[1:])]
 
 
 def pod_fraction(p):
