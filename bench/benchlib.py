@@ -61,6 +61,15 @@ def wait_for(pred, timeout, what, interval=0.5):
     raise SystemExit(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
 
 
+def kubectl(kubeconfig, cache_dir, *args, input=None, check=True, timeout=300):
+    """The real kubectl against `kubeconfig`; a failure ends the bench with its output when `check`."""
+    cmd = ["kubectl", "--kubeconfig", kubeconfig, "--cache-dir", cache_dir, *args]
+    res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
+    if check and res.returncode != 0:
+        raise SystemExit(f"kubectl {' '.join(args)[:200]} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
+    return res
+
+
 class Sim:
     def __init__(self, bin_dir, workdir, config_text):
         self.workdir = workdir
@@ -83,11 +92,7 @@ class Sim:
                 break
 
     def kubectl(self, *args, input=None, check=True, timeout=300):
-        cmd = ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache_dir, *args]
-        res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
-        if check and res.returncode != 0:
-            raise SystemExit(f"kubectl {' '.join(args)[:200]} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
-        return res
+        return kubectl(self.kubeconfig, self.cache_dir, *args, input=input, check=check, timeout=timeout)
 
     def apply(self, *objs):
         self.kubectl("apply", "-f", "-", input=json.dumps({"apiVersion": "v1", "kind": "List", "items": list(objs)}))
@@ -262,11 +267,7 @@ class Rig:
         self.cache_dir = os.path.join(workdir, "kubectl-cache")
 
     def kubectl(self, *args, input=None, check=True, timeout=600):
-        cmd = ["kubectl", "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache_dir, *args]
-        res = subprocess.run(cmd, input=input, capture_output=True, text=True, timeout=timeout)
-        if check and res.returncode != 0:
-            raise SystemExit(f"kubectl {' '.join(args)[:200]} failed ({res.returncode}):\n{res.stdout}\n{res.stderr}")
-        return res
+        return kubectl(self.kubeconfig, self.cache_dir, *args, input=input, check=check, timeout=timeout)
 
     def list_pods_paged(self):
         """The baseline of the engine benches: the real kubectl LISTing every pod in pages of 500, as the informers

@@ -15,7 +15,6 @@ Usage: bench/scale/engine_sync.py [--build build] [--scale 1.0] [--idle-seconds 
 import argparse
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
@@ -24,7 +23,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from benchlib import proc_stats  # noqa: E402
+from benchlib import Rig, proc_stats  # noqa: E402
 
 
 class Engine:
@@ -94,19 +93,8 @@ def main():
     empty_sim.wait()
 
     print("populating the scale rig (bench-scale --keep-running) ...", file=sys.stderr)
-    # Output goes to a file, not a pipe: the simulator left running keeps the rig's stdout open.
-    rig_out = os.path.join(workdir, "bench-scale.out")
-    with open(rig_out, "w") as out:
-        rc = subprocess.run([os.path.join(bin_dir, "bench-scale"), "--config", a.config, "--scale", a.scale,
-                             "--keep-running", "--sim", os.path.join(bin_dir, "kubex-sim")],
-                            stdout=out, stderr=sys.stderr).returncode
-    with open(rig_out) as f:
-        rig_text = f.read()
-    m = re.search(r"kubex-sim keeps running \(pid (\d+)\); kubeconfig: (\S+)", rig_text)
-    if rc != 0 or not m:
-        raise SystemExit(f"bench-scale failed:\n{rig_text}")
-    sim_pid, kubeconfig = int(m.group(1)), m.group(2)
-    rig_table = rig_text.split("\nkubex-sim keeps running")[0]
+    rig = Rig(bin_dir, a.config, a.scale, workdir)
+    kubeconfig, rig_table = rig.kubeconfig, rig.table
     try:
         # Baseline: kubectl LISTs all pods, paged by 500 like our reflector.
         kubectl_s = []
@@ -140,7 +128,7 @@ def main():
         idle_cores = (cpu_b - cpu_a) / (time.monotonic() - t)
         e.stop()
     finally:
-        os.kill(sim_pid, signal.SIGTERM)
+        rig.stop()
 
     total_objects = sum(objects.values())
     pods = objects.get("pods", 0)
