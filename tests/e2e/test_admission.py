@@ -419,6 +419,12 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         "--early-webhook-enabled", "--dry-run"])
     try:
         engine.wait_ready()
+        # /readyz does not wait for the webhook configurations: the health probe's verdict proves both passes answer
+        # (a dry-run engine still probes, ADM-15), so the pod below is reviewed rather than admitted around them.
+        wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
+                             for c in sim.kubectl_json("get", "globalconfiguration", "global-config")
+                             .get("status", {}).get("conditions", [])),
+                 timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
         apply(sim, static_policy("adm-dry", "adm-dry", "0.5"), gpu_deployment("dry", "adm-dry"))
         # The engine has the policy once its static controller reports what it would write.
         engine.wait_line("dry run: would update owner annotations", timeout=30, owner="Deployment/dry")
@@ -433,7 +439,11 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         def would_mutate():
             ev = sim.kubectl_json("get", "events", "-n", "adm-dry", "--field-selector", "reason=WouldMutate")["items"]
             return ev
-        (event, *_) = wait_for(would_mutate, timeout=20, what="a WouldMutate event")
+        try:
+            (event, *_) = wait_for(would_mutate, timeout=30, what="a WouldMutate event")
+        except AssertionError as e:
+            raise AssertionError(f"{e}; the engine's summaries of adm-dry: "
+                                 f"{engine.find_all('rightsizing summary', namespace='adm-dry')}") from None
         assert event["type"] == "Normal" and event["involvedObject"]["kind"] == "Deployment"
         assert "gpu=0.5" in event["message"], event["message"]
         line = engine.wait_line("dry run: would mutate pod", namespace="adm-dry", **{"pass": "late"})
@@ -447,7 +457,11 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         assert event["involvedObject"]["kind"] == "Pod" and event["involvedObject"]["name"] == pod["metadata"]["name"]
         assert "0.5" in event["message"], event["message"]
         engine.wait_line("rightsizing summary", phase="actuation", namespace="adm-dry", rightsizingResult="WOULD_EVICT")
-        time.sleep(5)
+        # Over the next actuation reconcile too (OBS-5's reconcile counter), nothing is evicted.
+        time.sleep(2)  # the reconcile that wrote the line is counted just after it
+        seen = engine.reconciles("actuation")
+        wait_for(lambda: engine.reconciles("actuation") > seen, timeout=120, interval=1,
+                 what="another actuation reconcile")
         (now,) = running_pods(sim, "adm-dry", "app=dry")
         assert now["metadata"]["name"] == pod["metadata"]["name"], "nothing is evicted in a dry run"
         assert "rightsizing.kubex.ai/automation-constraints" not in annotations(now)  # ACT-8: pods are not annotated

@@ -393,7 +393,12 @@ def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OB
         assert metric(engine, "kubex_prometheus_queries_total", phase="reactive", result="error") > errors
         # From the first failed cycle on, nothing is written.
         before = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
-        time.sleep(25)  # more failed cycles
+
+        def failed_cycles():  # REA-1: one line per cycle of the policy, ok false when a query failed
+            return len(engine.find_all("reactive cycle", policy="ClusterGpuReactivePolicy//kai-gpu-sharing-reactive",
+                                       ok=False))
+        failed = failed_cycles()
+        wait_for(lambda: failed_cycles() >= failed + 2, timeout=60, interval=1, what="two more failed reactive cycles")
         after = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
         assert after == before, "no annotation changes while Prometheus is down"
     finally:
