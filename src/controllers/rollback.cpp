@@ -28,8 +28,8 @@ std::optional<std::string> annotation_of(const api::WorkloadView& w, std::string
 }
 
 // The rightsizing summary line of a reconcile that only kept the state (no pod to judge).
-void log_state(const common::Logger& log, SummaryLog& summaries, const WorkloadContext& w, const std::string& strategy, const char* result,
-               bool dry_run) {
+void log_state(const common::Logger& log, SummaryLog& summaries, const WorkloadContext& w, const std::string& strategy,
+               const char* result, bool dry_run) {
   if (!log.enabled(common::LogLevel::kInfo)) return;
   decide::Summary s;
   s.phase = "rollback";
