@@ -154,6 +154,12 @@ def test_engine_without_webhooks_does_not_probe_and_says_why(sim_factory):  # is
             posts = sum(float(l.split()[-1]) for l in eng.metrics().splitlines()
                         if l.startswith("rest_client_requests_total{") and 'method="POST"' in l)
             return eng.reconciles("globalconfiguration"), posts
+
+        def settled():  # the engine's startup writes (singletons, their events) are over: 3 s without a change
+            c = counters()
+            time.sleep(3)
+            return counters() == c
+        wait_for(settled, timeout=60, interval=0, what="the engine's startup writes done")
         before = counters()
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
