@@ -10,9 +10,10 @@ namespace kubex::observe {
 
 namespace {
 
-std::vector<std::string> by_namespace(const kube::CachedObject& o) {
+// Index keys are views into the cached object (kube::IndexFunc).
+std::vector<std::string_view> by_namespace(const kube::CachedObject& o) {
   if (o.ns.empty()) return {};
-  return {o.ns.str()};
+  return {o.ns.view()};
 }
 
 std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Client>& client,
@@ -23,7 +24,7 @@ std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Cl
   auto inf = std::make_shared<kube::Informer>(
       client, kube::resource_path(group, version, plural),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); }, io);
-  inf->add_index(kIndexNamespace, by_namespace);
+  // Only the owner-uid index: nothing looks workloads up by namespace (an index costs ~50 B per object).
   inf->add_index(kIndexOwnerUid, [](const kube::CachedObject& o) {
     return kube::owner_uids(static_cast<const api::WorkloadView&>(o).owners);
   });
@@ -69,14 +70,13 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
   c.pods = std::make_shared<kube::Informer>(
       client, kube::resource_path("", "v1", "pods"),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_pod(o); });
-  c.pods->add_index(kIndexNamespace, by_namespace);
   c.pods->add_index(kIndexOwnerUid, [](const kube::CachedObject& o) {
     return kube::owner_uids(static_cast<const api::PodView&>(o).owners);
   });
-  c.pods->add_index(kIndexNodeName, [](const kube::CachedObject& o) -> std::vector<std::string> {
+  c.pods->add_index(kIndexNodeName, [](const kube::CachedObject& o) -> std::vector<std::string_view> {
     const auto& node = static_cast<const api::PodView&>(o).node_name;
     if (node.empty()) return {};
-    return {node.str()};
+    return {node.view()};
   });
   c.nodes = std::make_shared<kube::Informer>(
       client, kube::resource_path("", "v1", "nodes"),

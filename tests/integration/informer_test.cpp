@@ -85,7 +85,7 @@ TEST_P(InformerOverTls, ObservesPodAndNodeLifecycle) {  // client certificate an
   podinf.add_handlers(pr.handlers());
   nodeinf.add_handlers(nr.handlers());
   podinf.add_index("node", [](const common::CachedObject& o) {
-    return std::vector<std::string>{static_cast<const api::PodView&>(o).node_name.str()};
+    return std::vector<std::string_view>{static_cast<const api::PodView&>(o).node_name.view()};
   });
   podinf.start();
   nodeinf.start();

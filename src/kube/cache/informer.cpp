@@ -1,5 +1,6 @@
 #include "kube/cache/informer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -102,14 +103,13 @@ std::vector<ObjectPtr> Informer::list() const {
   return out;
 }
 
-std::vector<ObjectPtr> Informer::by_index(const std::string& index, const std::string& value) const {
+std::vector<ObjectPtr> Informer::by_index(const std::string& index, std::string_view value) const {
   std::shared_lock lk(mu_);
   std::vector<ObjectPtr> out;
   auto it = indexes_.find(index);
   if (it == indexes_.end()) return out;
-  auto jt = it->second.find(value);
-  if (jt == it->second.end()) return out;
-  out.assign(jt->second.begin(), jt->second.end());
+  auto [first, last] = it->second.equal_range(value);
+  for (auto jt = first; jt != last; ++jt) out.push_back(jt->second);
   return out;
 }
 
@@ -123,20 +123,37 @@ Informer::Stats Informer::stats() const {
   return stats_;
 }
 
+namespace {
+
+// An object's keys in one index, each once (two owner references with one uid make one entry).
+std::vector<std::string_view> distinct_keys(const IndexFunc& fn, const CachedObject& obj) {
+  std::vector<std::string_view> keys = fn(obj);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+}  // namespace
+
+// Called only for an object not in the store (apply() removes the old version first), so no entry is a duplicate.
 void Informer::index_add(const ObjectPtr& obj) {
   for (const auto& [name, fn] : index_fns_) {
-    for (const auto& v : fn(*obj)) indexes_[name][v].insert(obj);
+    auto& idx = indexes_[name];
+    for (std::string_view v : distinct_keys(fn, *obj)) idx.emplace(v, obj);
   }
 }
 
 void Informer::index_remove(const ObjectPtr& obj) {
   for (const auto& [name, fn] : index_fns_) {
     auto& idx = indexes_[name];
-    for (const auto& v : fn(*obj)) {
-      auto it = idx.find(v);
-      if (it == idx.end()) continue;
-      it->second.erase(obj);
-      if (it->second.empty()) idx.erase(it);
+    for (std::string_view v : distinct_keys(fn, *obj)) {
+      auto [first, last] = idx.equal_range(v);
+      for (auto it = first; it != last; ++it) {
+        if (it->second == obj) {
+          idx.erase(it);
+          break;
+        }
+      }
     }
   }
 }

@@ -38,8 +38,10 @@ struct InformerHandlers {
   std::function<void(const ObjectPtr& obj)> on_delete;
 };
 
-// Values of a secondary index for one object (e.g. its namespace, owner UIDs, node name, label values).
-using IndexFunc = std::function<std::vector<std::string>(const CachedObject& obj)>;
+// Values of a secondary index for one object (e.g. its namespace, owner UIDs, node name). The views must point
+// into the object itself (its fields or interned strings): the index keeps them as its keys for as long as the
+// store holds the object, so an entry costs one node and no copy of its key.
+using IndexFunc = std::function<std::vector<std::string_view>(const CachedObject& obj)>;
 
 struct InformerOptions {
   std::string label_selector, field_selector;
@@ -77,7 +79,7 @@ class Informer {
 
   ObjectPtr get(const std::string& key) const;
   std::vector<ObjectPtr> list() const;
-  std::vector<ObjectPtr> by_index(const std::string& index, const std::string& value) const;
+  std::vector<ObjectPtr> by_index(const std::string& index, std::string_view value) const;
   std::size_t size() const;
   const std::string& path() const { return path_; }
 
@@ -118,7 +120,8 @@ class Informer {
     bool operator()(const ObjectPtr& obj, std::string_view key) const { return (*this)(key, obj); }
   };
   std::unordered_set<ObjectPtr, KeyHash, KeyEq> items_;
-  std::map<std::string, std::unordered_map<std::string, std::unordered_set<ObjectPtr>>> indexes_;
+  // One flat multimap per index, keyed by views into the objects (IndexFunc): a set per key cost ~4x as much.
+  std::map<std::string, std::unordered_multimap<std::string_view, ObjectPtr>> indexes_;
   std::string rv_;
 
   std::atomic<bool> stop_{false}, synced_{false}, absent_{false};

@@ -9,6 +9,7 @@
 
 #include <concepts>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kubex::kube {
@@ -74,10 +75,10 @@ bool controller_changed(const std::vector<R>& before, const std::vector<R>& afte
 }
 
 // The keys of an owner-uid index (owner → the objects it owns, e.g. a workload's pods): the uid of every
-// owner reference that has one.
+// owner reference that has one, as views into `owners`.
 template <OwnerReference R>
-std::vector<std::string> owner_uids(const std::vector<R>& owners) {
-  std::vector<std::string> out;
+std::vector<std::string_view> owner_uids(const std::vector<R>& owners) {
+  std::vector<std::string_view> out;
   for (const auto& r : owners) {
     const std::string& uid = r.uid;
     if (!uid.empty()) out.push_back(uid);

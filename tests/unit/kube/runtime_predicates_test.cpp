@@ -91,7 +91,7 @@ TEST(Predicates, OwnerUids) {
   const std::vector<api::OwnerRef> owners = {ref("ConfigMap", "cfg", "u0", false),
                                              ref("ReplicaSet", "web-1", "", true),
                                              ref("ReplicaSet", "web-2", "u2", true)};
-  EXPECT_EQ(owner_uids(owners), (std::vector<std::string>{"u0", "u2"}));
+  EXPECT_EQ(owner_uids(owners), (std::vector<std::string_view>{"u0", "u2"}));
   EXPECT_TRUE(owner_uids(std::vector<api::OwnerRef>{}).empty());
 }
 
