@@ -47,4 +47,11 @@ else
   # One proactive history reload over 5,000 workloads and 25,000 pods of history, batched vs per workload
   # (issue 24): about 10 minutes.
   /usr/bin/python3 bench/proactive/history_reload.py --build "$build"
+  echo
+  # One reactive cycle over 200 workloads × 10 KAI fraction pods with a real Prometheus (issue 14): about 4 minutes.
+  /usr/bin/python3 bench/reactive/reactive_cycle.py --build "$build"
+  echo
+  # The engine with everything on (CRDs, the starter example, consolidation, webhooks, Prometheus) on the peer
+  # rig (issue 27): about 25 minutes; `--scale 5` for Kubernetes' envelope is not part of this run.
+  /usr/bin/python3 bench/scale/everything_on.py --build "$build" --reps 2
 fi
