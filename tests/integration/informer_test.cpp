@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,7 @@
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "kube/client/kubeconfig.h"
+#include "kube/runtime/predicates.h"
 #include "sim_process.h"
 
 using namespace kubex;
@@ -115,6 +117,58 @@ TEST_P(InformerOverTls, ObservesPodAndNodeLifecycle) {  // client certificate an
 }
 
 INSTANTIATE_TEST_SUITE_P(Contexts, InformerOverTls, ::testing::Values("kubex-sim", "kubex-sim-token"));
+
+// The owner-uid index the engine finds a workload's pods with (observe/caches.cpp): entries follow an owner
+// change and a delete, and two references to one owner make one entry.
+TEST(Informer, OwnerIndexFollowsOwnerChangesAndDeletes) {
+  kubex::testing::SimProcess sim({{"--no-cluster"}, "", 0});
+  ASSERT_TRUE(sim.ok());
+  auto c = client_for(sim.kubeconfig());
+  std::map<std::string, std::string> uid;  // owners that exist, so the garbage collector keeps their pods
+  for (const char* n : {"o1", "o2", "o3"}) {
+    auto cm = c->create("/api/v1/namespaces/default/configmaps",
+                        {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", n}}}});
+    ASSERT_TRUE(cm);
+    uid[n] = (*cm)["metadata"]["uid"].get<std::string>();
+  }
+  auto ref = [&](const std::string& n) {
+    return json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"name", n}, {"uid", uid[n]}};
+  };
+  auto owned = [&](const std::string& name, json refs) {
+    json p = pod(name);
+    p["metadata"]["ownerReferences"] = std::move(refs);
+    return p;
+  };
+  kube::Informer inf(c, "/api/v1/pods", pods());
+  inf.add_index("owner-uid", [](const common::CachedObject& o) {
+    return kube::owner_uids(static_cast<const api::PodView&>(o).owners);
+  });
+  inf.start();
+  ASSERT_TRUE(inf.wait_synced(10s));
+  auto owned_by = [&](const std::string& owner) {
+    std::set<std::string> keys;
+    for (const auto& o : inf.by_index("owner-uid", uid[owner])) keys.insert(o->key());
+    return keys;
+  };
+  using Keys = std::set<std::string>;
+
+  ASSERT_TRUE(c->create("/api/v1/namespaces/default/pods", owned("a", {ref("o1"), ref("o2"), ref("o1")})));
+  ASSERT_TRUE(c->create("/api/v1/namespaces/default/pods", owned("b", {ref("o1")})));
+  ASSERT_TRUE(eventually([&] { return inf.size() == 2; }));
+  EXPECT_EQ(owned_by("o1"), (Keys{"default/a", "default/b"}));
+  EXPECT_EQ(inf.by_index("owner-uid", uid["o1"]).size(), 2u) << "one entry per pod, however many references";
+  EXPECT_EQ(owned_by("o2"), Keys{"default/a"});
+
+  ASSERT_TRUE(c->patch("/api/v1/namespaces/default/pods/a", kube::PatchKind::kMerge,
+                       {{"metadata", {{"ownerReferences", {ref("o3")}}}}}));
+  EXPECT_TRUE(eventually([&] { return owned_by("o3") == Keys{"default/a"}; }));
+  EXPECT_EQ(owned_by("o1"), Keys{"default/b"});
+  EXPECT_TRUE(owned_by("o2").empty());
+
+  ASSERT_TRUE(c->remove("/api/v1/namespaces/default/pods/b"));
+  EXPECT_TRUE(eventually([&] { return owned_by("o1").empty(); }));
+  EXPECT_EQ(owned_by("o3"), Keys{"default/a"});
+}
 
 TEST(Informer, ConvergesAfterTheApiServerIsKilledAndRestarted) {
   std::string data = std::filesystem::temp_directory_path() / ("kubex-it-data-" + std::to_string(::getpid()));
