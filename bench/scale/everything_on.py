@@ -189,8 +189,9 @@ def main():
                     help="seconds after a CronJob run before the idle window may start (default 90 x max(1, scale), "
                          "at most 600 - idle seconds)")
     ap.add_argument("--min-pod-age", type=int, default=600,
-                    help="seconds from the recreated pods' start to the idle window: the starter's minPodMetricsAge "
-                         "(10m), so the reactive cycles in it query every GPU pod of the rig")
+                    help="the starter's minPodMetricsAge (10m): the idle window starts this plus 90 s after the "
+                         "recreated pods ran, so the reactive cycles in it query every GPU pod of the rig and none "
+                         "of them is newly eligible")
     ap.add_argument("--rate", type=float, default=1000, help="reviews/s of the admission load (0: skip it)")
     ap.add_argument("--rate-seconds", type=float, default=10)
     ap.add_argument("--scrape-interval", type=int, default=15, help="Prometheus's scrape interval, seconds")
@@ -293,7 +294,10 @@ def main():
         time.sleep(a.settle_seconds)
 
         # The idle window, between two runs of the rig's CronJobs when they allow it.
-        earliest = max(time.time(), churned_at + a.min_pod_age)
+        # The first reactive cycle after the recreated pods turn eligible changes their workloads' summaries (news,
+        # at info: 100 lines in the 5k run that started its window right at minPodMetricsAge), so the window starts
+        # one default interval (1m) and a margin after that.
+        earliest = max(time.time(), churned_at + a.min_pod_age + 90)
         start = idle_window_start(schedule, a.idle_seconds, cron_margin, earliest)
         if start is None:
             r["window_note"] = f"not placed between CronJob runs ({schedule!r}, margin {cron_margin} s)"
