@@ -33,6 +33,15 @@ def wait_for(predicate, timeout=20.0, interval=0.05, what="condition"):
     raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
 
 
+def webhook_health(sim):
+    """The status of global-config's PodAdmissionWebhookHealthy condition ("True", "False" or "Unknown"; WHH-3),
+    None before the engine has set it."""
+    for c in sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", []):
+        if c["type"] == "PodAdmissionWebhookHealthy":
+            return c["status"]
+    return None
+
+
 class Sim:
     """A kubex-sim process with its kubeconfig."""
 

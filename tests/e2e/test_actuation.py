@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import wait_for
+from conftest import wait_for, webhook_health
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import (API, RestartablePrometheus, apply, condition, install_starter, kai_deployment, metric,
                            running, start_engine, wait_recommendation)
@@ -79,10 +79,7 @@ def start_evicting_engine(sim_factory, workdir):
     prom = RestartablePrometheus(metrics)
     install_starter(sim, prom)
     engine = start_engine(sim)
-    wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
-                         for c in sim.kubectl_json("get", "globalconfiguration", "global-config")
-                         .get("status", {}).get("conditions", [])),
-             timeout=90, interval=1, what="PodAdmissionWebhookHealthy=True")
+    wait_for(lambda: webhook_health(sim) == "True", timeout=90, interval=1, what="PodAdmissionWebhookHealthy=True")
     return sim, prom, engine
 
 
@@ -407,13 +404,6 @@ def test_model_owner_gets_its_state_and_its_pods_are_replaced(env):  # SEL-1 Mod
 MUTATING = ("000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration")
 
 
-def webhook_healthy(sim):
-    for c in sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", []):
-        if c["type"] == "PodAdmissionWebhookHealthy":
-            return c["status"]
-    return None
-
-
 # Last in this module: it takes the engine's pod webhooks away and puts them back.
 def test_unmutated_replacement_backs_off_and_unhealthy_webhook_pauses(env):  # ACT-7, ACT-2 webhook-unhealthy, WHH-3
     sim, prom, engine = env
@@ -451,7 +441,7 @@ def test_unmutated_replacement_backs_off_and_unhealthy_webhook_pauses(env):  # A
         # evictions pause with webhook-unhealthy.
         for name in MUTATING:
             sim.kubectl("delete", "mutatingwebhookconfiguration", name)
-        wait_for(lambda: webhook_healthy(sim) == "False", timeout=90, interval=1,
+        wait_for(lambda: webhook_health(sim) == "False", timeout=90, interval=1,
                  what="PodAdmissionWebhookHealthy=False")
         wait_for(lambda: [l for l in engine.find_all("rightsizing summary", phase="actuation", namespace=ns)
                           if "webhook-unhealthy" in l.get("failedChecks", [])],
@@ -460,11 +450,12 @@ def test_unmutated_replacement_backs_off_and_unhealthy_webhook_pauses(env):  # A
         reasons = [c["reason"] for c in json.loads(
             pod["metadata"]["annotations"].get("rightsizing.kubex.ai/automation-constraints", "[]"))]
         assert "webhook-unhealthy" in reasons
-        # For longer than the back-off: only the unhealthy webhook holds the eviction now.
-        nothing_evicted(sim, engine, ns, "wh", 40, "PolicyEvaluationEvictResize", "EvictionBlocked")
+        # For longer than the back-off and than one resync (1m, so the actuation controller reconciles within the
+        # window even when this test runs alone): only the unhealthy webhook holds the eviction now.
+        nothing_evicted(sim, engine, ns, "wh", 65, "PolicyEvaluationEvictResize", "EvictionBlocked")
         assert [p["metadata"]["name"] for p in running(sim, ns, "wh")] == [pod["metadata"]["name"]]
     finally:
         for cfg in saved:
             sim.kubectl("delete", "mutatingwebhookconfiguration", cfg["metadata"]["name"], "--ignore-not-found")
             apply(sim, cfg)
-    wait_for(lambda: webhook_healthy(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True again")
+    wait_for(lambda: webhook_health(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True again")

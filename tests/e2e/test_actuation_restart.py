@@ -6,7 +6,7 @@ goes when its pod does. kubex-sim with its GPU model, a real Prometheus and the 
 import json
 import time
 
-from conftest import wait_for
+from conftest import wait_for, webhook_health
 from test_actuation import SIM_CONFIG, events, start_evicting_engine, static_policy  # noqa: F401 (SIM_CONFIG)
 from test_reactive import API, apply, kai_deployment, metric, running, start_engine
 
@@ -22,11 +22,6 @@ def actuation_state(sim):
 def refusals(sim):
     """EvictionBlocked events of the namespace, each counted as often as the API server aggregated it."""
     return sum(e.get("count", 1) for e in events(sim, NS, "EvictionBlocked"))
-
-
-def webhook_healthy(sim):
-    conditions = sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", [])
-    return any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True" for c in conditions)
 
 
 def test_pdb_refusal_is_not_retried_after_a_restart(sim_factory, tmp_path):  # ACT-9, ACT-5, ENG-1
@@ -57,7 +52,8 @@ def test_pdb_refusal_is_not_retried_after_a_restart(sim_factory, tmp_path):  # A
 
         engine.stop()  # a restart: the new process has no memory but the owner's
         engine = start_engine(sim)
-        wait_for(lambda: webhook_healthy(sim), timeout=90, interval=1, what="PodAdmissionWebhookHealthy=True again")
+        wait_for(lambda: webhook_health(sim) == "True", timeout=90, interval=1,
+                 what="PodAdmissionWebhookHealthy=True again")
         line = engine.wait_line("rightsizing summary", phase="actuation", namespace=NS, rightsizingResult="BLOCKED",
                                 timeout=60)
         assert "pdb-blocked" in line["failedChecks"], line  # it remembered, and says why

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, EngineProcess, ROOT, wait_for
+from conftest import BIN, EngineProcess, ROOT, wait_for, webhook_health
 
 API = "rightsizing.kubex.ai/v1alpha1"
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
@@ -421,10 +421,7 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         engine.wait_ready()
         # /readyz does not wait for the webhook configurations: the health probe's verdict proves both passes answer
         # (a dry-run engine still probes, ADM-15), so the pod below is reviewed rather than admitted around them.
-        wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True"
-                             for c in sim.kubectl_json("get", "globalconfiguration", "global-config")
-                             .get("status", {}).get("conditions", [])),
-                 timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
+        wait_for(lambda: webhook_health(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
         apply(sim, static_policy("adm-dry", "adm-dry", "0.5"), gpu_deployment("dry", "adm-dry"))
         # The engine has the policy once its static controller reports what it would write.
         engine.wait_line("dry run: would update owner annotations", timeout=30, owner="Deployment/dry")

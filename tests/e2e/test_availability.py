@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from conftest import BIN, EngineProcess, wait_for
+from conftest import BIN, EngineProcess, wait_for, webhook_health
 from test_actuation import static_policy
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import RestartablePrometheus, apply, install_starter, metric
@@ -35,11 +35,6 @@ def start_default_engine(sim, leader_elect=False):
     engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=leader_elect, extra_args=engine_args())
     engine.wait_ready(timeout=60)
     return engine
-
-
-def webhook_healthy(sim):
-    conds = sim.kubectl_json("get", "globalconfiguration", "global-config").get("status", {}).get("conditions", [])
-    return any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True" for c in conds)
 
 
 def svc_deployment(ns, fraction, replicas=4, paused=False, node=None):
@@ -139,7 +134,7 @@ def test_released_resize_never_exceeds_the_budget(race_env):  # ACT-3
     sim.kubectl("create", "namespace", ns)
     engines = [start_default_engine(sim)]
     try:
-        wait_for(lambda: webhook_healthy(sim), timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
+        wait_for(lambda: webhook_health(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
         apply(sim, static_policy("race", ns, "0.15"))
         apply(sim, svc_deployment(ns, "0.1", paused=True))
         wait_for(lambda: len([p for p in live_pods(sim, ns) if ready(p)]) == 4, timeout=120, what="four pods Ready")
@@ -187,7 +182,7 @@ def room_env(sim_factory, tmp_path_factory):
     sim, prom = sim_with_starter(sim_factory, tmp_path_factory.mktemp("room-sim"), "r", 2, 1)
     sim.kubectl("cordon", "r-node-1")
     engine = start_default_engine(sim)
-    wait_for(lambda: webhook_healthy(sim), timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
+    wait_for(lambda: webhook_health(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
     yield sim, prom, engine
     engine.stop()
     prom.stop()

@@ -32,9 +32,9 @@ import time
 
 from kubernetes import client
 
-from conftest import wait_for
+from conftest import wait_for, webhook_health
 from test_actuation import availability, events, fractions, nothing_evicted, static_policy
-from test_actuation_restart import NS as PDB_NS, STATE, actuation_state, refusals, webhook_healthy
+from test_actuation_restart import NS as PDB_NS, STATE, actuation_state, refusals
 from test_availability import engine_args, evicted_pods
 from test_cli_plan import plan_json
 from test_consolidation import NS as CON_NS, QUEUE as CON_QUEUE, TAINT, available, deployment, get_policy, place, \
@@ -212,7 +212,7 @@ def test_chaos_faults_and_leader_kills_converge(sim_factory, tmp_path):  # ENG-4
         b = start_replica(sim, replicas)
         b.wait_line("new leader observed", timeout=30)
         assert b.find("successfully acquired lease") is None, "exactly one leader"
-        wait_for(lambda: webhook_healthy(sim), timeout=180, interval=1, what="PodAdmissionWebhookHealthy=True")
+        wait_for(lambda: webhook_health(sim) == "True", timeout=180, interval=1, what="PodAdmissionWebhookHealthy=True")
 
         # ACT-5, ACT-9: the refusal is on the owner before the leader dies.
         a.wait_line("rightsizing summary", phase="actuation", namespace=PDB_NS, rightsizingResult="BLOCKED",

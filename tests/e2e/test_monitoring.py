@@ -20,7 +20,7 @@ import urllib.parse
 import pytest
 import yaml
 
-from conftest import ROOT, EngineProcess, wait_for
+from conftest import ROOT, EngineProcess, wait_for, webhook_health
 from engine_proc import install_crds
 import test_gpu_metrics
 from test_gpu_metrics import PROMETHEUS, PROMTOOL, free_port, http_get, start_gpu_sim
@@ -300,9 +300,7 @@ def live(sim_factory, tmp_path_factory, rules_file):
         prom.set_engine(f"127.0.0.1:{engine.metrics_port}")
         wait_for(lambda: running(sim, "mon-train", "train"), timeout=30, what="the training pod running")
         # ACT-2: no eviction before PodAdmissionWebhookHealthy=True.
-        wait_for(lambda: any(c["type"] == "PodAdmissionWebhookHealthy" and c["status"] == "True" for c in
-                             sim.kubectl_json("get", "globalconfiguration", "global-config")
-                             .get("status", {}).get("conditions", [])),
+        wait_for(lambda: webhook_health(sim) == "True",
                  timeout=30, interval=0.2, what=f"PodAdmissionWebhookHealthy=True; engine:\n{engine.output()}")
         # The guide's starter (strategy, baseline and reactive policy), and an inference Deployment at 0.25 under
         # its reactive policy. It lands on g-node-1: g-node-0's GPU is taken whole.
