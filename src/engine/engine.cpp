@@ -84,14 +84,16 @@ int run_engine(const EngineOptions& o) {
               {{"kubeconfig", conn->source}, {"context", conn->context}, {"error", client.error().str()}});
     return 1;
   }
-  // Leader election gets its own client: its own QPS budget, and a short timeout without retries so one hung
-  // request cannot outlast the renew deadline (10 s).
+  // Leader election gets its own client: its own QPS budget, and a short timeout so one hung request cannot outlast
+  // the renew deadline (10 s). A 5xx is not retried (the elector tries again every 2 s itself, ENG-1); a 429 or 5xx
+  // with Retry-After (kube-apiserver's max-in-flight and priority-and-fairness answers say 1 s) is waited out once,
+  // as client-go's REST client does inside the elector's renew deadline.
   kube::ClientOptions lease_opts;
   lease_opts.qps = 5;
   lease_opts.burst = 10;
   lease_opts.timeout = std::chrono::milliseconds(4000);
   lease_opts.max_retries = 0;
-  lease_opts.max_retry_after_retries = 0;  // the elector retries every 2 s itself (ENG-1)
+  lease_opts.max_retry_after_retries = 1;
   auto lease_client = kube::Client::create(*conn, lease_opts);
   kube::ClientOptions probe_opts;
   probe_opts.timeout = std::chrono::milliseconds(5000);

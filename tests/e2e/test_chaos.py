@@ -118,7 +118,8 @@ def kill_leader(sim, leader, standby, at_kill):
     once it expires); returns once the standby leads and its own webhook probes say healthy (ACT-2), with the
     monotonic time of that."""
     leader.kill()
-    assert holder(sim, ENGINE_NS) == leader.identity, "the replica killed was the leader"
+    assert holder(sim, ENGINE_NS) == leader.identity, \
+        f"the replica killed was the leader; it lost the Lease by itself: {leader.find('leader election lost')}"
     at_kill()
     wait_for(lambda: holder(sim, ENGINE_NS) == standby.identity, timeout=90, interval=0.2,
              what=f"the standby taking the Lease; its output:\n{standby.output()}")

@@ -139,11 +139,11 @@ void LeaderElector::note_error(const std::string& what, const std::string& error
 
 bool LeaderElector::try_acquire_or_renew() {
   TimePoint now = clock_.now();
-  // Fast path while leading: PUT our last written object with a new renewTime (no GET).
+  // Fast path while this replica holds the lease: PUT our last written object with a new renewTime (no GET).
   std::shared_ptr<json> cached;
   {
     std::lock_guard lk(mu_);
-    cached = leading_ ? last_written_ : nullptr;
+    cached = holder_ == config_.identity ? last_written_ : nullptr;
   }
   if (cached) {
     json obj = *cached;
@@ -161,13 +161,16 @@ bool LeaderElector::try_acquire_or_renew() {
         last_error_.clear();
         return true;
       }
+      if (!res.error().conflict()) {
+        // A 5xx, a 429 or a timeout: the next round PUTs the same object again, one request as here. Had the server
+        // applied this one after all, that PUT conflicts and the round reads the lease (below). Reading it now
+        // instead would make each later round two requests, each of which may fail the same way.
+        note_error("cannot renew lease", res.error().str());
+        return false;
+      }
       {
         std::lock_guard lk(mu_);
         last_written_.reset();
-      }
-      if (!res.error().conflict()) {
-        note_error("cannot renew lease", res.error().str());
-        return false;
       }
       // Someone else wrote the lease: read it and decide.
     }
