@@ -212,8 +212,9 @@ kube::ReconcileOutcome PolicyStatusController::reconcile_policy(const std::strin
   change.set = {to_update(conds.resolved), to_update(conds.ready)};
   if (conds.valid) change.keep_reasons[decide::kCondReady] = decide::recommender_ready_reasons();
   change.fields = {{"matchedWorkloads", matched}};
-  // PRO-8: a proactive policy's lastEvaluationTime is its history evaluation's (controllers/proactive_history.h).
-  if (!api::is_proactive(p.kind)) change.fields["lastEvaluationTime"] = common::format_rfc3339(now);
+  // PRO-8, REA-1: a proactive policy's lastEvaluationTime is its history evaluation's (controllers/proactive_history.h),
+  // a valid reactive policy's its last cycle's (controllers/reactive.h).
+  if (conds.stamps_evaluation) change.fields["lastEvaluationTime"] = common::format_rfc3339(now);
   common::Duration requeue =
       conds.valid ? common::Duration::zero() : common::Duration(decide::kInvalidRequeue);
   return write_status(*deps_.writer, deps_.events, *id, p.meta, std::move(change), now, requeue);

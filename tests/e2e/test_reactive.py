@@ -131,7 +131,7 @@ def condition(sim, kind, name, type_, ns=None):
 
 def cycles_done(engine, policy="kai-gpu-sharing-reactive"):
     """The reactive cycles of `policy` so far: one `reactive cycle` line each, written after its summaries (REA-1).
-    (The policy's status.lastEvaluationTime is no clock: the status controller stamps it between cycles too.)"""
+    (The policy's status.lastEvaluationTime says only the last one's start, to the second.)"""
     return len(engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{policy}"))
 
 

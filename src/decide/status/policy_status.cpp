@@ -63,6 +63,7 @@ PolicyConditions policy_conditions(const PolicyStatusInput& in) {
     out.ready = {kCondReady, "True", kReasonReconciled, kReadyMessage};
   }
   out.valid = in.spec.valid && in.resolution == Resolution::kResolved;
+  out.stamps_evaluation = api::is_static(in.kind) || (api::is_reactive(in.kind) && !out.valid);
   return out;
 }
 

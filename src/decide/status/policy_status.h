@@ -29,6 +29,10 @@ struct PolicyConditions {
   ConditionState resolved;  // AutomationStrategyResolved
   ConditionState ready;     // Ready
   bool valid = false;       // SEL-4: own spec valid and strategy resolved
+  // Whether this status write is the policy's evaluation (`lastEvaluationTime`): a static policy's always; a reactive
+  // policy's only while it is not valid (a valid one's is its last cycle's, REA-1, which `kubex explain`'s next
+  // cycle counts from); a proactive policy's never (its last completed history evaluation's, PRO-8).
+  bool stamps_evaluation = false;
 };
 
 // OBS-1. AutomationStrategyResolved: True/Resolved (whether or not a workload matches); else, first match

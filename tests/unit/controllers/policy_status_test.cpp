@@ -120,8 +120,13 @@ TEST_F(PolicyFixture, MissingStrategyThenCreatedFlipsWithoutRestart) {  // OBS-1
   ctl->strategy_changed(K::kAutomationStrategy, "ml", "gpu");
   EXPECT_EQ(queued(), std::set<std::string>{"GpuReactivePolicy/ml/reactive"});
 
+  const json stamped_while_invalid = api.status(K::kGpuReactivePolicy, "ml", "reactive")["lastEvaluationTime"];
+  clock.advance(1min);
   r = reconcile("GpuReactivePolicy/ml/reactive");
   EXPECT_EQ(r->requeue_after, common::Duration::zero());
+  // REA-1: valid now, the policy is evaluated by its reactive cycles, which write lastEvaluationTime (`kubex
+  // explain` counts the next cycle from it); this controller leaves it alone.
+  EXPECT_EQ(api.status(K::kGpuReactivePolicy, "ml", "reactive")["lastEvaluationTime"], stamped_while_invalid);
   resolved = api.condition(K::kGpuReactivePolicy, "ml", "reactive", "AutomationStrategyResolved");
   EXPECT_EQ(resolved["status"], "True");
   EXPECT_EQ(resolved["reason"], "Resolved");

@@ -130,6 +130,34 @@ TEST(PolicyConditions, Table) {
   EXPECT_EQ(recommender_ready_reasons(), std::vector<std::string>{"PrometheusQueryFailed"});
 }
 
+// REA-1, PRO-8: who writes lastEvaluationTime. The status write is a static policy's evaluation; a valid reactive
+// policy's is its cycle's (the status controller stamping it between cycles moved `kubex explain`'s next cycle), an
+// invalid one has no cycle, so its status write is its evaluation; a proactive policy's is its history evaluation's.
+TEST(PolicyConditions, WhichStatusWritesAreTheEvaluation) {
+  struct Case {
+    api::Kind kind;
+    Resolution resolution;
+    bool stamps;
+  } cases[] = {
+      {api::Kind::kStaticPolicy, Resolution::kResolved, true},
+      {api::Kind::kClusterStaticPolicy, Resolution::kStrategyNotFound, true},
+      {api::Kind::kGpuReactivePolicy, Resolution::kResolved, false},
+      {api::Kind::kClusterGpuReactivePolicy, Resolution::kResolved, false},
+      {api::Kind::kGpuReactivePolicy, Resolution::kStrategyNotFound, true},
+      {api::Kind::kClusterGpuReactivePolicy, Resolution::kStrategyInvalid, true},
+      {api::Kind::kProactivePolicy, Resolution::kResolved, false},
+      {api::Kind::kClusterProactivePolicy, Resolution::kStrategyNotFound, false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(policy_conditions(input(c.kind, c.resolution)).stamps_evaluation, c.stamps)
+        << api::info(c.kind).name << " " << static_cast<int>(c.resolution);
+  }
+  // A reactive policy whose own spec is invalid has no cycle either.
+  EXPECT_TRUE(policy_conditions(input(api::Kind::kGpuReactivePolicy, Resolution::kResolved,
+                                      {false, false, "spec.x: bad"}))
+                  .stamps_evaluation);
+}
+
 namespace {
 
 std::shared_ptr<const api::WorkloadView> workload(const std::string& kind, const std::string& ns,
