@@ -21,7 +21,14 @@ nodePools:
     gpuMemoryMiB: 16384
     cpu: "32"
     memory: 128Gi
+# The whole `kubelet` key (the last one in the file wins, so this replaces start_gpu_sim's fast kubelet): the
+# default 1 s start and ready delays, under which a replacement takes as long to turn Ready as the engine's budgets
+# assume, and Jobs that outlive the test.
 kubelet:
+  startDelay: 1s
+  readyDelay: 1s
+  crashBackoffBase: 10s
+  crashBackoffMax: 5m
   jobRunTime: 30m
 """
 
