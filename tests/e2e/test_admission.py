@@ -3,7 +3,6 @@ example, and the real `kubex engine` with its early and late pod webhooks and va
 Real kubectl and the official Python client create the objects; kubex-sim's KAI-like scheduler places the pods.
 """
 import json
-import time
 import subprocess
 
 import pytest
@@ -454,11 +453,12 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         assert event["involvedObject"]["kind"] == "Pod" and event["involvedObject"]["name"] == pod["metadata"]["name"]
         assert "0.5" in event["message"], event["message"]
         engine.wait_line("rightsizing summary", phase="actuation", namespace="adm-dry", rightsizingResult="WOULD_EVICT")
-        # Over the next actuation reconcile too (OBS-5's reconcile counter), nothing is evicted.
-        time.sleep(2)  # the reconcile that wrote the line is counted just after it
+        # Over a whole actuation reconcile after that line too (OBS-5's reconcile counter), nothing is evicted. The
+        # reconcile that wrote the line is counted just after it, so it may be in `seen` or not: two more are counted
+        # only once a reconcile that began after the line has ended.
         seen = engine.reconciles("actuation")
-        wait_for(lambda: engine.reconciles("actuation") > seen, timeout=120, interval=1,
-                 what="another actuation reconcile")
+        wait_for(lambda: engine.reconciles("actuation") >= seen + 2, timeout=150, interval=1,
+                 what="a whole actuation reconcile after the WOULD_EVICT line")
         (now,) = running_pods(sim, "adm-dry", "app=dry")
         assert now["metadata"]["name"] == pod["metadata"]["name"], "nothing is evicted in a dry run"
         assert "rightsizing.kubex.ai/automation-constraints" not in annotations(now)  # ACT-8: pods are not annotated

@@ -6,7 +6,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 import urllib.parse
 import urllib.request
 
@@ -115,6 +114,19 @@ def start_gpu_sim(sim_factory, tmp_dir, extra_config=""):
     sim = sim_factory(extra_args=["--config", str(cfg), "--metrics-listen", metrics])
     wait_for(lambda: http_get(f"http://{metrics}/healthz")[2] == "ok\n", timeout=10, what="exporter healthz")
     return sim, metrics
+
+
+def samples_taken(metrics):
+    """kubex-sim's own kubex_sim_gpu_samples_total: how many GPU samples it has taken (docs/gpu-model.md)."""
+    line = next(l for l in http_get(f"http://{metrics}/metrics")[2].splitlines()
+                if l.startswith("kubex_sim_gpu_samples_total "))
+    return int(line.split()[1])
+
+
+def wait_samples(metrics, n, timeout=30):
+    """Returns once the sim has taken `n` more GPU samples than now."""
+    target = samples_taken(metrics) + n
+    wait_for(lambda: samples_taken(metrics) >= target, timeout=timeout, interval=0.2, what=f"{n} more GPU samples")
 
 
 def create_queues(sim, leaf):
@@ -250,7 +262,7 @@ def test_whole_gpu_pod_footprint_is_per_device(gpu_sim, prometheus):
 
 
 def test_invalid_annotation_gets_one_warning_event(gpu_sim):
-    sim, _ = gpu_sim
+    sim, metrics = gpu_sim
     ns = "t-gpu-invalid"
     ensure_namespace(sim, ns)
     sim.kubectl("create", "-f", "-", input=json.dumps(whole_pod(ns, "bad", 1, {"sim.kubex.ai/gpu-sm-percent": "lots"})))
@@ -260,7 +272,7 @@ def test_invalid_annotation_gets_one_warning_event(gpu_sim):
         items = sim.kubectl_json("get", "events", "-n", ns)["items"]
         return [e for e in items if e.get("reason") == "InvalidGpuUsageAnnotation"]
     events = wait_for(warning, timeout=30, interval=0.5, what="InvalidGpuUsageAnnotation event")
-    time.sleep(3)  # several more samples: still one event, counted once
+    wait_samples(metrics, 3)  # three more samples, each with the bad annotation: still one event, counted once
     events = warning()
     assert len(events) == 1 and events[0]["count"] == 1, events
     assert "invalid number \"lots\"" in events[0]["message"]

@@ -288,6 +288,9 @@ def test_prometheus_down_keeps_every_value_and_recovers_without_restart(env):  #
         {ns: {k: v for k, v in before[ns].items() if k.startswith(REQUESTS)} for ns in SCENARIOS}
 
 
+MARK = "test.kubex.ai/watch-mark"  # the test's own annotation (OwnerWatch.barrier)
+
+
 class OwnerWatch:
     """A WATCH on the scenario Deployments (official Python client) recording every change to their proactive values."""
 
@@ -296,7 +299,7 @@ class OwnerWatch:
         self.apps = client.AppsV1Api(sim.client())
         items = self.apps.list_deployment_for_all_namespaces(label_selector="nvidia.com/gpu.present=true")
         self.held = {f"{d.metadata.namespace}/{d.metadata.name}": self._keys(d) for d in items.items}
-        self.removed, self.events = [], 0
+        self.removed, self.events, self.marks = [], 0, set()
         self.stream = WatchStream(self.apps.list_deployment_for_all_namespaces, items.metadata.resource_version,
                                   self._event, label_selector="nvidia.com/gpu.present=true")
 
@@ -311,6 +314,14 @@ class OwnerWatch:
                 self.removed.append((key, k, v, now.get(k)))
         self.held[key] = now
         self.events += 1
+        self.marks.add((d.metadata.annotations or {}).get(MARK))
+
+    def barrier(self, sim, ns, name):
+        """Writes a mark on Deployment ns/name and returns once this WATCH delivered it: the API server sends events
+        in resourceVersion order, so every change written before the mark has been seen by then."""
+        mark = str(time.monotonic_ns())
+        sim.kubectl("annotate", "deployment", name, "-n", ns, f"{MARK}={mark}", "--overwrite")
+        wait_for(lambda: mark in self.marks, timeout=30, interval=0.1, what="the WATCH delivering the test's mark")
 
     def stop(self):
         self.stream.stop()
@@ -353,7 +364,7 @@ def test_restart_and_failover_never_remove_and_re_add_a_value(env):  # issue 24 
         standby.wait_line("rightsizing summary", timeout=60, phase="proactive", namespace="pro-cm",
                           rightsizingResult="UNCHANGED")
         state["engine"] = standby
-        time.sleep(5)  # let the watch deliver what the new leader wrote, if anything
+        watch.barrier(sim, "pro-history", "infer")  # what the new leader wrote by now, if anything, has been seen
         assert metric(standby, "kubex_gpu_recommendations_total", direction="initial") == 0
     finally:
         watch.stop()

@@ -8,7 +8,6 @@
   with them (nothing yet / admission only), instead of nothing or a bare Ready.
 """
 import json
-import time
 
 from conftest import wait_for
 from engine_proc import Engine, apply_global_config, condition, condition_is, global_config, install_crds
@@ -43,8 +42,13 @@ def test_deleted_builtin_queue_is_recreated_at_once(sim_factory):  # QUE-1, QUE-
         sim.kubectl("apply", "-f", "-", input='{"apiVersion":"scheduling.run.ai/v2","kind":"Queue",'
                                              '"metadata":{"name":"team"},"spec":{"parentQueue":"kubex-parent-queue"}}')
         sim.kubectl("delete", "queues.scheduling.run.ai", "team")
-        time.sleep(2)  # give a wrong reaction time to happen
+        # The engine sees queue deletions in order on its WATCH: once it has recreated a built-in queue deleted after
+        # `team`, it has handled `team`'s deletion too, and did nothing for it.
+        sim.kubectl("delete", "queues.scheduling.run.ai", CHILD)
+        wait_for(lambda: (u := queue_uid(sim, CHILD)) and u != new, timeout=20, what=f"{CHILD} recreated again")
         assert queue_uid(sim, "team") is None
+        assert [l["queue"] for l in eng.find_all("a built-in KAI queue was deleted; checking the queues now")] == \
+            [CHILD, CHILD]
     finally:
         assert eng.stop() == 0
 

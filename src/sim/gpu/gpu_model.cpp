@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -26,11 +27,18 @@ constexpr const char* kComponent = "kubex-sim-gpu";
 struct Published {
   std::vector<Sample> samples;
   std::unordered_map<std::string, std::string> crashes;
+  std::uint64_t sequence = 0;  // how many samples were taken up to this one (0: none yet)
   mutable std::once_flag rendered;
   mutable std::string text;
 
   const std::string& metrics_text() const {
-    std::call_once(rendered, [this] { text = render_text(samples); });
+    std::call_once(rendered, [this] {
+      text = render_text(samples);
+      // The exporter's own counter: a test (or anyone) can wait for N more samples instead of sleeping.
+      text += "# HELP kubex_sim_gpu_samples_total GPU samples taken since kubex-sim started.\n"
+              "# TYPE kubex_sim_gpu_samples_total counter\n"
+              "kubex_sim_gpu_samples_total " + std::to_string(sequence) + "\n";
+    });
     return text;
   }
 };
@@ -209,6 +217,7 @@ std::vector<Finding> GpuModel::Impl::sample_locked(common::TimePoint now) {
   next->crashes = std::move(ev.crashes);
   {
     std::lock_guard plk(m.mu);
+    next->sequence = m.published->sequence + 1;
     m.published = std::move(next);
   }
   return fresh;

@@ -192,6 +192,12 @@ TEST_F(GpuModelTest, RenderMetricsMatchesTheSamples) {
       std::string::npos)
       << text;
   EXPECT_EQ(model->render_metrics(), text);
+  // The exporter's own counter of samples taken, for waiting on samples rather than on time.
+  EXPECT_NE(text.find("# TYPE kubex_sim_gpu_samples_total counter\nkubex_sim_gpu_samples_total 1\n"),
+            std::string::npos)
+      << text;
+  model->sample(kT0 + std::chrono::seconds(1));
+  EXPECT_NE(model->render_metrics().find("\nkubex_sim_gpu_samples_total 2\n"), std::string::npos);
 }
 
 TEST_F(GpuModelTest, SamplerThreadAndExporter) {
