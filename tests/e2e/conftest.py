@@ -184,6 +184,14 @@ class EngineProcess:
         prefix = f'controller_runtime_reconcile_total{{controller="{controller}",'
         return sum(float(l.split()[-1]) for l in self.metrics().splitlines() if l.startswith(prefix))
 
+    def wait_whole_reconcile(self, controller, timeout, interval=1, what="a whole reconcile"):
+        """Returns once a reconcile of `controller` that began after the call has ended (OBS-5's counter). A
+        reconcile is counted just after the log line it wrote, so one that already logged may not be counted yet:
+        two more counts are needed."""
+        seen = self.reconciles(controller)
+        wait_for(lambda: self.reconciles(controller) >= seen + 2, timeout=timeout, interval=interval,
+                 what=f"{what} ({controller})")
+
     def wait_line(self, msg, timeout=20.0, **fields):
         return wait_for(lambda: self.find(msg, **fields), timeout=timeout,
                         what=f"log line {msg!r} {fields or ''}; output:\n{self.output()}")

@@ -212,11 +212,7 @@ def test_upsize_waits_for_room(room_env):  # ACT-2a, ACT-3, OBS-3
     assert first["summary"].startswith("Waiting for room: pod room/svc-") and "does not fit" in first["summary"], first
     # The next reconcile (the 1m resync at the latest; controller_runtime_reconcile_total, OBS-5) still waits, and
     # says so at debug (OBS-4: its summary repeats the first one's result, changes, pod and failed checks).
-    # The first reconcile is counted just after its summary line, so it may be in `seen` or not: two more are
-    # counted only once a reconcile that began after that line has ended.
-    seen = engine.reconciles("actuation")
-    wait_for(lambda: engine.reconciles("actuation") >= seen + 2, timeout=150, interval=2,
-             what="a whole actuation reconcile after the first summary")
+    engine.wait_whole_reconcile("actuation", timeout=150, interval=2, what="a whole reconcile after the first summary")
     assert len(waiting_for_room()) == 1, waiting_for_room()
     assert sorted(p["metadata"]["name"] for p in live_pods(sim, ns)) == before, "both pods keep running"
     assert fractions(sim, ns) == ["0.4", "0.4"]
