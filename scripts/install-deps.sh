@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   # build
-  build-essential cmake ninja-build pkg-config clang
+  build-essential cmake ninja-build pkg-config clang ccache
   # fuzzing (scripts/fuzz-smoke.sh): clang 16 has what libstdc++ 12's std::expected needs; 14 does not
   clang-16 libclang-rt-16-dev
   nlohmann-json3-dev libyaml-cpp-dev libcpp-httplib-dev libspdlog-dev libfmt-dev

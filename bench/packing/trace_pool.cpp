@@ -32,6 +32,7 @@
 #include "decide/packing/gpu_device.h"
 #include "decide/packing/plan.h"
 #include "drains.h"
+#include "kubex_paths.h"
 #include "sim/cluster/sched_placement.h"
 
 namespace kubex::bench::packing {
@@ -685,7 +686,7 @@ void print_list(const TraceConfig& c, const std::string& list) {
 }  // namespace
 
 std::string default_trace_dir() {
-  std::filesystem::path p = std::filesystem::path(KUBEX_SOURCE_DIR) / ".." / "shared" / "data" / "alibaba-gpu-v2023";
+  std::filesystem::path p = std::filesystem::path(kubex_paths::source_dir()) / ".." / "shared" / "data" / "alibaba-gpu-v2023";
   return std::filesystem::weakly_canonical(p).string();
 }
 

@@ -24,6 +24,7 @@
 #include "common/json_projection.h"
 #include "common/log.h"
 #include "decide/admission/pod_mutation.h"
+#include "kubex_paths.h"
 #include "kube/runtime/metrics.h"
 #include "scenario.h"
 #include "webhook/admission_metrics.h"
@@ -35,7 +36,7 @@ namespace {
 
 const bench::Scenario& scenario() {
   static const bench::Scenario s = [] {
-    auto r = bench::make_scenario(KUBEX_SOURCE_DIR);
+    auto r = bench::make_scenario(kubex_paths::source_dir());
     if (!r) {
       std::fprintf(stderr, "scenario: %s\n", r.error().str().c_str());
       std::abort();

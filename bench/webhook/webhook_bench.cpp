@@ -24,6 +24,7 @@
 #include "common/file_io.h"
 #include "common/log.h"
 #include "kube/runtime/metrics.h"
+#include "kubex_paths.h"
 #include "load_client.h"
 #include "scenario.h"
 #include "webhook/admission_metrics.h"
@@ -210,7 +211,7 @@ int main(int argc, char** argv) {
   std::vector<int> concurrency = {1, 8, 64};
   bool no_pin = false;
   int threads_flag = 0;
-  std::string source_dir = KUBEX_SOURCE_DIR;
+  std::string source_dir = kubex_paths::source_dir();
   app.add_option("--reps", reps, "repetitions of every run (medians are reported)");
   app.add_option("--seconds", seconds, "measured seconds of every closed-loop run");
   app.add_option("--warmup", warmup, "seconds before measuring");

@@ -1,5 +1,7 @@
 #include "sim_process.h"
 
+#include "kubex_paths.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -26,7 +28,7 @@ SimProcess::SimProcess(Options opts) {
   kubeconfig_ = dir_ + "/kubeconfig";
   int out[2];
   if (pipe(out) != 0) return;
-  std::vector<std::string> args = {std::string(KUBEX_BIN_DIR) + "/kubex-sim", "serve", "--listen",
+  std::vector<std::string> args = {std::string(kubex_paths::bin_dir()) + "/kubex-sim", "serve", "--listen",
                                    "127.0.0.1:" + std::to_string(opts.port), "--kubeconfig", kubeconfig_};
   if (!opts.data_dir.empty()) {
     args.push_back("--data-dir");

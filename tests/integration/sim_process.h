@@ -9,7 +9,7 @@
 
 namespace kubex::testing {
 
-// Starts `kubex-sim serve` (from KUBEX_BIN_DIR) and waits for its ready line.
+// Starts `kubex-sim serve` (from kubex_paths::bin_dir()) and waits for its ready line.
 class SimProcess {
  public:
   struct Options {

@@ -10,6 +10,7 @@
 #include "api/kinds.h"
 #include "common/file_io.h"
 #include "common/yaml.h"
+#include "kubex_paths.h"
 
 namespace kubex::api::test {
 
@@ -20,7 +21,7 @@ inline nlohmann::json yaml(const std::string& text) {
 }
 
 inline std::vector<nlohmann::json> load_documents(const std::string& relative_path) {
-  auto text = common::read_file(std::string(KUBEX_SOURCE_DIR) + "/" + relative_path);
+  auto text = common::read_file(std::string(kubex_paths::source_dir()) + "/" + relative_path);
   EXPECT_TRUE(text.has_value()) << relative_path;
   if (!text) return {};
   auto docs = common::yaml_to_json_documents(*text);

@@ -2,6 +2,8 @@
 // nlohmann::json::parse accepts and builds the same value, so VAL-9's answers do not change with it.
 #include "common/json_parse.h"
 
+#include "kubex_paths.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -127,7 +129,7 @@ TEST(JsonParseFast, LeavesOutOfRangeNumbersAndDeepNestingToNlohmann) {
 
 TEST(JsonParseFast, RealObjectsParseTheSame) {
   int files = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(KUBEX_SOURCE_DIR) +
+  for (const auto& e : std::filesystem::directory_iterator(std::string(kubex_paths::source_dir()) +
                                                            "/tests/unit/sim/apiserver/testdata/protobuf")) {
     if (e.path().extension() != ".json") continue;
     std::ifstream f(e.path());

@@ -21,6 +21,8 @@
 //     by hand from the Go json tags (null pointer apiGroup, canonical quantities, creationTimestamp null).
 #include "sim/apiserver/protobuf.h"
 
+#include "kubex_paths.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -42,7 +44,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(KUBEX_SOURCE_DIR) / "tests/unit/sim/apiserver/testdata/protobuf";
+const fs::path kFixtures = fs::path(kubex_paths::source_dir()) / "tests/unit/sim/apiserver/testdata/protobuf";
 
 std::string read_file(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
