@@ -357,7 +357,7 @@ class WhoamiServer {
       stopped_ = true;
       cv_.notify_all();
     });
-    auto deadline = std::chrono::steady_clock::now() + 10s;
+    auto deadline = std::chrono::steady_clock::now() + 60s;  // bounds a hang only
     while (!server_.is_running() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   }
 
@@ -365,7 +365,7 @@ class WhoamiServer {
     if (!thread_.joinable()) return;
     // stop() is a no-op until the accept loop runs; repeat it until listen_after_bind returns.
     std::unique_lock lk(mu_);
-    auto deadline = std::chrono::steady_clock::now() + 10s;
+    auto deadline = std::chrono::steady_clock::now() + 60s;  // bounds a hang only
     while (!stopped_ && std::chrono::steady_clock::now() < deadline) {
       server_.stop();
       cv_.wait_for(lk, 10ms);

@@ -41,7 +41,7 @@ class FakeSingletonWriter final : public act::SingletonWriter {
 
 // Waits (with a deadline, never as an assertion of time) until the fake saw `n` calls.
 std::vector<std::string> wait_calls(FakeSingletonWriter& w, std::size_t n) {
-  auto until = std::chrono::steady_clock::now() + 10s;
+  auto until = std::chrono::steady_clock::now() + 60s;  // bounds a hang only
   while (w.seen().size() < n && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
   return w.seen();
 }
@@ -60,7 +60,7 @@ TEST(SingletonBootstrap, EnsuresBothRetriesThenWaits) {  // API-4
   b.start();
   auto calls = wait_calls(*w, 3);
   EXPECT_EQ(calls, (std::vector<std::string>{"global-config", "policy-evaluation", "global-config"}));
-  auto until = std::chrono::steady_clock::now() + 10s;
+  auto until = std::chrono::steady_clock::now() + 60s;  // bounds a hang only
   while (!b.done() && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(5ms);
   EXPECT_TRUE(b.done());
   b.stop();

@@ -24,7 +24,7 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-bool eventually(const std::function<bool()>& ok, std::chrono::milliseconds within = 20s) {
+bool eventually(const std::function<bool()>& ok, std::chrono::milliseconds within = 60s) {  // bounds a hang only
   for (auto end = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < end;) {
     if (ok()) return true;
     std::this_thread::sleep_for(100ms);
