@@ -6,7 +6,6 @@ import re
 import ssl
 import subprocess
 import threading
-import time
 import urllib.error
 import urllib.request
 
@@ -18,6 +17,7 @@ from conftest import wait_for
 from webhook_server import WebhookServer, make_certs
 
 MANIFESTS = pathlib.Path(__file__).parent / "manifests"
+HANG = 90  # a deadline that only bounds a hang (issue 33 item 3)
 
 
 def apply_until_established(sim, path):
@@ -102,20 +102,27 @@ def test_watch_orders_events_for_kubectl_and_python(sim, namespace):
     core = client.CoreV1Api(sim.client())
     rv = core.list_namespaced_config_map(namespace).metadata.resource_version
 
+    # -v=6: kubectl logs each request it made on stderr, its WATCH included (with the resourceVersion of its LIST).
     proc = subprocess.Popen(
         ["kubectl", "--kubeconfig", sim.kubeconfig, "--cache-dir", sim.cache_dir, "get", "configmaps", "-n", namespace,
-         "-w", "--output-watch-events", "-o", "jsonpath={.type} {.object.metadata.name} {.object.data.k}{\"\\n\"}"],
+         "-w", "--output-watch-events", "-o", "jsonpath={.type} {.object.metadata.name} {.object.data.k}{\"\\n\"}",
+         "-v=6"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    lines = []
+    lines, log = [], []
     reader = threading.Thread(target=lambda: [lines.append(l.strip()) for l in proc.stdout], daemon=True)
     reader.start()
-    time.sleep(1.0)  # kubectl must have its watch open before the changes
+    threading.Thread(target=lambda: [log.append(l) for l in proc.stderr], daemon=True).start()
+    # kubectl must have its watch open before the changes: wait for its own word that the WATCH request was
+    # answered (200), not for a span of time. It watches from its LIST's resourceVersion, so nothing after that
+    # list can be missed.
+    wait_for(lambda: [l for l in list(log) if "watch=true" in l and "200" in l], timeout=HANG,
+             what=f"kubectl's WATCH request answered; its stderr:\n{''.join(log)}")
 
     py_events = []
     w = watch.Watch()
 
     def py_watch():
-        for ev in w.stream(core.list_namespaced_config_map, namespace, resource_version=rv, timeout_seconds=20):
+        for ev in w.stream(core.list_namespaced_config_map, namespace, resource_version=rv, timeout_seconds=HANG):
             py_events.append((ev["type"], ev["object"].metadata.name, (ev["object"].data or {}).get("k")))
             if ev["type"] == "DELETED":
                 w.stop()
@@ -126,9 +133,9 @@ def test_watch_orders_events_for_kubectl_and_python(sim, namespace):
                                                                     data={"k": "1"}))
     core.patch_namespaced_config_map("cm", namespace, {"data": {"k": "2"}})
     core.delete_namespaced_config_map("cm", namespace)
-    t.join(timeout=20)
+    t.join(timeout=HANG)
     assert py_events == [("ADDED", "cm", "1"), ("MODIFIED", "cm", "2"), ("DELETED", "cm", "2")]
-    wait_for(lambda: any(l.startswith("DELETED") for l in lines), what="kubectl DELETED event")
+    wait_for(lambda: any(l.startswith("DELETED") for l in lines), timeout=HANG, what="kubectl DELETED event")
     proc.terminate()
     events = [l for l in lines if l]
     assert events == ["ADDED cm 1", "MODIFIED cm 2", "DELETED cm 2"], events
@@ -155,7 +162,7 @@ def test_too_old_watch_gets_410_and_client_relists(sim_factory):
         core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name=f"n{i}")))
     with pytest.raises(ApiException) as e:
         for _ in watch.Watch().stream(core.list_namespaced_config_map, "default", resource_version=old_rv,
-                                      timeout_seconds=5):
+                                      timeout_seconds=HANG):
             pass
     assert e.value.status == 410
     # Relist, then watch from the fresh resourceVersion.
@@ -165,12 +172,13 @@ def test_too_old_watch_gets_410_and_client_relists(sim_factory):
     w = watch.Watch()
     t = threading.Thread(target=lambda: [seen.append(ev["object"].metadata.name) or w.stop() for ev in w.stream(
         core.list_namespaced_config_map, "default", resource_version=listed.metadata.resource_version,
-        timeout_seconds=10)], daemon=True)
+        timeout_seconds=HANG)], daemon=True)
     t.start()
-    time.sleep(0.3)
+    # No wait for the watch to open: it starts from the list's resourceVersion, so the API server sends every
+    # change after that list, whenever the WATCH request arrives (the sim's watch cache, as kube-apiserver's).
     core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="after")))
-    t.join(timeout=10)
-    assert seen == ["after"]
+    t.join(timeout=HANG)
+    assert not t.is_alive() and seen == ["after"]
 
 
 def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
@@ -179,8 +187,8 @@ def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
     # fresh server answers HTTP 200 and one ERROR event carrying a 410 Expired Status.
     fresh = sim_factory(extra_args=["--no-cluster"])
     core = client.CoreV1Api(fresh.client())
-    raw = core.list_config_map_for_all_namespaces(watch=True, resource_version="1", timeout_seconds=5,
-                                                  _preload_content=False)
+    raw = core.list_config_map_for_all_namespaces(watch=True, resource_version="1", timeout_seconds=HANG,
+                                                  _preload_content=False)  # it ends after its one ERROR event
     assert raw.status == 200
     lines = [l for l in raw.read().decode().splitlines() if l.strip()]
     assert len(lines) == 1, lines
@@ -194,7 +202,7 @@ def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
     # The official client's watch turns it into ApiException(410), the cue for its callers to relist.
     with pytest.raises(ApiException) as e:
         for _ in watch.Watch().stream(core.list_namespaced_config_map, "default", resource_version="1",
-                                      timeout_seconds=5):
+                                      timeout_seconds=HANG):
             pass
     assert e.value.status == 410
 
@@ -204,7 +212,7 @@ def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
         kwargs = {"resource_version": rv} if rv is not None else {}
         w = watch.Watch()
         names = []
-        for ev in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=5, **kwargs):
+        for ev in w.stream(core.list_namespaced_config_map, "default", timeout_seconds=HANG, **kwargs):
             names.append((ev["type"], ev["object"].metadata.name))
             w.stop()
         assert names == [("ADDED", "first")], (rv, names)
@@ -212,7 +220,8 @@ def test_watch_from_resource_version_1_on_a_fresh_sim_is_expired(sim_factory):
     core.create_namespaced_config_map("default", client.V1ConfigMap(metadata=client.V1ObjectMeta(name="second")))
     w = watch.Watch()
     names = []
-    for ev in w.stream(core.list_namespaced_config_map, "default", resource_version=listed_rv, timeout_seconds=5):
+    for ev in w.stream(core.list_namespaced_config_map, "default", resource_version=listed_rv,
+                       timeout_seconds=HANG):
         names.append((ev["type"], ev["object"].metadata.name))
         w.stop()
     assert names == [("ADDED", "second")]
@@ -247,7 +256,7 @@ def webhook_config(kind, name, url, ca_pem, namespace, policy="Fail", path="/mut
             "clientConfig": {"url": url + path, "caBundle": base64.b64encode(ca_pem.encode()).decode()},
             "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
             "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}},
-            "failurePolicy": policy, "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 5,
+            "failurePolicy": policy, "sideEffects": "None", "admissionReviewVersions": ["v1"], "timeoutSeconds": 30,
         }],
     }
 
@@ -318,7 +327,7 @@ def test_eviction_respects_pod_disruption_budget(sim, namespace):
     core.create_namespaced_pod(namespace, unscheduled(pod("g1", {"app": "guarded"})))
     make_ready(core, namespace, "g1")
     wait_for(lambda: policy.read_namespaced_pod_disruption_budget("guard", namespace).status.current_healthy == 1,
-             what="PDB status currentHealthy=1")
+             timeout=HANG, what="PDB status currentHealthy=1")
     pdb = policy.read_namespaced_pod_disruption_budget("guard", namespace)
     assert pdb.status.disruptions_allowed == 0 and pdb.status.desired_healthy == 1
     eviction = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "g1", "namespace": namespace}}
@@ -330,10 +339,10 @@ def test_eviction_respects_pod_disruption_budget(sim, namespace):
     core.create_namespaced_pod(namespace, unscheduled(pod("g2", {"app": "guarded"})))
     make_ready(core, namespace, "g2")
     wait_for(lambda: policy.read_namespaced_pod_disruption_budget("guard", namespace).status.disruptions_allowed == 1,
-             what="PDB allows one disruption")
+             timeout=HANG, what="PDB allows one disruption")
     core.create_namespaced_pod_eviction("g1", namespace, eviction)
     wait_for(lambda: "g1" not in [p.metadata.name for p in core.list_namespaced_pod(namespace).items],
-             what="evicted pod gone")
+             timeout=HANG, what="evicted pod gone")
     with pytest.raises(ApiException) as e:  # the budget is spent again
         core.create_namespaced_pod_eviction("g2", namespace, {**eviction, "metadata": {"name": "g2"}})
     assert e.value.status == 429
@@ -358,8 +367,8 @@ def test_deleting_a_deployment_garbage_collects_replicaset_and_pods(sim, namespa
         p["metadata"]["ownerReferences"] = owner("ReplicaSet", rs)
         core.create_namespaced_pod(namespace, p)
     sim.kubectl("delete", "deployment", "gc", "-n", namespace)
-    wait_for(lambda: not apps.list_namespaced_replica_set(namespace).items, what="ReplicaSet collected")
-    wait_for(lambda: not core.list_namespaced_pod(namespace).items, what="pods collected")
+    wait_for(lambda: not apps.list_namespaced_replica_set(namespace).items, timeout=HANG, what="ReplicaSet collected")
+    wait_for(lambda: not core.list_namespaced_pod(namespace).items, timeout=HANG, what="pods collected")
 
 
 def test_client_certificate_and_token_contexts_and_anonymous_401(sim):
@@ -372,11 +381,11 @@ def test_client_certificate_and_token_contexts_and_anonymous_401(sim):
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     with pytest.raises(urllib.error.HTTPError) as e:
-        urllib.request.urlopen(sim.url + "/api/v1/namespaces", context=ctx, timeout=5)
+        urllib.request.urlopen(sim.url + "/api/v1/namespaces", context=ctx, timeout=HANG)
     assert e.value.code == 401
     req = urllib.request.Request(sim.url + "/api/v1/namespaces", headers={"Authorization": "Bearer wrong"})
     with pytest.raises(urllib.error.HTTPError) as e:
-        urllib.request.urlopen(req, context=ctx, timeout=5)
+        urllib.request.urlopen(req, context=ctx, timeout=HANG)
     assert e.value.code == 401
 
 

@@ -6,9 +6,30 @@ import json
 import threading
 import time
 
+import watch_stream
+from conftest import wait_for
 from watch_stream import GpuShares, Taints, Unavailable, WatchStream, hold
 
 TAINT = "rightsizing.kubex.ai/consolidating"
+HANG = 60  # a deadline that only bounds a hang (issue 33 item 3): these wait on threads, which a loaded machine slows
+
+
+class VirtualTime:
+    """Stands in for the `time` module of watch_stream: `monotonic()` is a virtual clock that only `sleep()` moves
+    (on the thread `owner`; other threads sleep for real), so a timed helper is checked by its own timeline, not by
+    the machine's speed. `slept` lists the owner's sleeps."""
+
+    def __init__(self, owner):
+        self.now, self.slept, self.owner = 0.0, [], owner
+
+    def monotonic(self):
+        return self.now if threading.current_thread() is self.owner else time.monotonic()
+
+    def sleep(self, seconds):
+        if threading.current_thread() is not self.owner:
+            return time.sleep(seconds)
+        self.slept.append(seconds)
+        self.now += seconds
 
 
 def pod(name, ready=True, terminating=False, rv="1"):
@@ -107,7 +128,7 @@ class FakeApi:
         self.watched.append(kwargs["resource_version"])
         lines = self.script.pop(0) if self.script else []
         if not lines:
-            time.sleep(0.05)
+            time.sleep(0.05)  # the fake server's pace when it has nothing to send (keeps the resume loop from spinning)
         return FakeResp(lines)
 
 
@@ -143,7 +164,7 @@ def test_stream_resumes_follows_bookmarks_and_records_a_410():
 
     stream = WatchStream(api.list_pods, "1", handle, raw=True, items=[pod("a", rv="1")],
                          on_relist=lambda items: relisted.append(len(items)))
-    assert done.wait(5)
+    assert done.wait(HANG)
     api.state = ([pod("a", rv="1"), pod("b", rv="2"), pod("c", rv="8")], "8")
     stream.stop()
     assert api.watched[:3] == ["1", "5", "7"], "resumed from the last event, then the bookmark, then the relist"
@@ -155,19 +176,23 @@ def test_stream_resumes_follows_bookmarks_and_records_a_410():
 def test_stream_records_a_failing_handler_and_a_stream_that_never_catches_up():
     api = FakeApi([[{"type": "ADDED", "object": pod("b", rv="2")}]])
     stream = WatchStream(api.list_pods, "1", lambda t, p: 1 / 0, raw=True, items=[pod("a", rv="1")])
-    wait_until = time.monotonic() + 5
-    while stream.events < 1 and time.monotonic() < wait_until:
-        time.sleep(0.02)
+    wait_for(lambda: stream.events >= 1, timeout=HANG, interval=0.02, what="the stream handling b")
     api.state = ([pod("a", rv="1"), pod("b", rv="2"), pod("z", rv="3")], "3")  # z: an event the stream never got
-    stream.catch_up(timeout=0.3)
+    stream.catch_up(timeout=0.3)  # z never comes: this fails after its timeout whatever the machine's speed
     stream.stop(catch_up=False)
     assert "ZeroDivisionError" in stream.failures[0] and "never caught up" in stream.failures[1], stream.failures
 
 
-def test_hold_fails_as_soon_as_something_happens():
-    start, calls = time.monotonic(), []
-    hold(0.3, lambda: calls.append(1) and None, interval=0.1)
-    assert time.monotonic() - start >= 0.3 and len(calls) >= 3
+def test_hold_fails_as_soon_as_something_happens(monkeypatch):
+    # On a virtual clock: the window is the helper's own timeline (a check every interval, never a longer sleep),
+    # which a loaded machine cannot stretch.
+    clock = VirtualTime(threading.current_thread())
+    monkeypatch.setattr(watch_stream, "time", clock)
+    start, calls = clock.monotonic(), []  # binary fractions: the virtual timeline is exact
+    hold(0.375, lambda: calls.append(clock.monotonic()) and None, interval=0.125)
+    assert clock.monotonic() - start >= 0.375 and len(calls) >= 3
+    assert [t - start for t in calls] == [0.0, 0.125, 0.25, 0.375], calls
+    assert all(s <= 0.125 for s in clock.slept), clock.slept
     try:
         hold(30, lambda: "an eviction", interval=0.1)
     except AssertionError as e:
@@ -176,9 +201,14 @@ def test_hold_fails_as_soon_as_something_happens():
         raise AssertionError("hold did not fail")
 
 
-def test_catch_up_without_the_initial_list():  # as test_proactive_history's OwnerWatch starts it
+def test_catch_up_without_the_initial_list(monkeypatch):  # as test_proactive_history's OwnerWatch starts it
     api = FakeApi([])
     stream = WatchStream(api.list_pods, "1", lambda t, p: None, raw=True)
-    start = time.monotonic()
+    # Caught up at the first look, not after waiting: stop()'s catch-up never sleeps on this thread (by its own
+    # calls, on a virtual clock, rather than by a wall-clock bound a loaded machine could exceed).
+    clock = VirtualTime(threading.current_thread())
+    monkeypatch.setattr(watch_stream, "time", clock)
+    start = clock.monotonic()
     stream.stop()
-    assert not stream.problems() and time.monotonic() - start < 2, "a@1 is unchanged since the watch began"
+    assert not stream.problems() and clock.monotonic() - start < 2, "a@1 is unchanged since the watch began"
+    assert clock.slept == [], clock.slept
