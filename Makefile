@@ -5,6 +5,9 @@ BUILD_DIR ?= build
 CMAKE_FLAGS ?=
 PYTHON := /usr/bin/python3
 JOBS ?= $(shell nproc)
+# Each stage below runs through scripts/ci-stage, which records its seconds when $KUBEX_CI_STAGES names a file
+# (.ci/run prints the table at its end); by hand it only runs the command.
+STAGE := scripts/ci-stage
 
 .PHONY: all setup configure build test collect unit e2e conformance control-plane demo bench fuzz clean format layers
 
@@ -18,8 +21,9 @@ $(BUILD_DIR)/build.ninja:
 
 configure: setup $(BUILD_DIR)/build.ninja
 
+# One build at a time in a build directory (flock): .ci/run's two lanes each call make targets that depend on it.
 build: configure
-	cmake --build $(BUILD_DIR) -j $(JOBS)
+	$(STAGE) build flock $(BUILD_DIR)/.build.lock cmake --build $(BUILD_DIR) -j $(JOBS)
 
 # Unit tests (GoogleTest via CTest), then end-to-end tests (pytest + real kubectl/Python client/Prometheus, and
 # the real helm the chart tests need: built once by scripts/control-plane.sh, like the conformance components).
@@ -29,25 +33,29 @@ test: build control-plane
 # The conformance suite imports e2e helpers (test_admission, test_reactive, ...): a broken import there shows in
 # the first second of `make test`, not after it.
 collect:
-	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider --collect-only tests/conformance >/dev/null
+	$(STAGE) collect env KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider --collect-only tests/conformance >/dev/null
 
 unit:
-	ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+	$(STAGE) unit ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 # Three test files at a time (pytest-xdist, one file per worker so module fixtures stay whole): most of an
 # end-to-end test is waiting for default intervals, so even on two cores this cuts the wall time. The ~21-minute
 # default-interval file starts first on one worker (tests/e2e/conftest.py) while the other two share the rest.
 E2E_WORKERS ?= 3
 e2e:
-	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider -n $(E2E_WORKERS) --dist loadfile tests/e2e
+	$(STAGE) e2e env KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider --durations=20 --junitxml=$(abspath $(BUILD_DIR))/e2e-junit.xml \
+	  -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
 # The same engine against a real kube-apiserver + etcd + kube-controller-manager built from their Go modules
 # (tools/; scripts/control-plane.sh builds them once into ~/.cache/kubex-control-plane, keyed by tools/go.sum).
 control-plane:
-	scripts/control-plane.sh build
+	$(STAGE) control-plane scripts/control-plane.sh build
 
 conformance: build control-plane
-	KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) $(PYTHON) -m pytest -q -p no:cacheprovider tests/conformance
+	$(STAGE) conformance env KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/conformance
 
 demo: build
 	scripts/demo.sh $(BUILD_DIR) $(DEMO_ARGS)
@@ -57,11 +65,11 @@ bench: build
 
 # libFuzzer targets (clang, ASan + UBSan) in build-fuzz/, FUZZ_SECONDS each (default 20).
 fuzz: setup
-	scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
+	$(STAGE) fuzz scripts/fuzz-smoke.sh $(FUZZ_SECONDS)
 
 # DESIGN §3: every #include under src/ points down the house's arrows.
 layers:
-	@scripts/check-layers
+	@$(STAGE) layers scripts/check-layers
 
 format:
 	find src tests bench -name '*.h' -o -name '*.cpp' | xargs clang-format -i
