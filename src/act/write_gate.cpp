@@ -1,6 +1,7 @@
 #include "act/write_gate.h"
 
 #include <prometheus/counter.h>
+#include <nlohmann/json.hpp>
 #include <prometheus/family.h>
 
 #include "api/views.h"

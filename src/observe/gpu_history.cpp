@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "api/views.h"

@@ -4,6 +4,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "common/log.h"
 

@@ -102,7 +102,8 @@ json status_of(const json& pdb, const Health& h, const std::string& now) {
   bool same = false;
   if (st.contains("conditions") && st["conditions"].is_array()) {
     for (const auto& c : st["conditions"]) {
-      if (c.value("type", "") == "DisruptionAllowed" && c.value("status", "") == cond["status"]) {
+      if (c.value("type", "") == "DisruptionAllowed" &&
+          c.value("status", "") == cond["status"].get<std::string>()) {
         cond["lastTransitionTime"] = c.value("lastTransitionTime", now);
         same = true;
       }
