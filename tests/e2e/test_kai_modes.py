@@ -3,8 +3,12 @@ SIM-4): kubex-sim as KAI v0.18 in `NvFractions` mode with its GPU model, a real 
 exporter, and the real `kubex engine` with its webhooks. The seed's starter example is applied with its strategy's
 `kai.fractionLimit.enabled: true`, its reactive windows shortened to 1m and `minPodMetricsAge: 0s`; the engine
 evaluates every 10 s (--reactive-check-interval). A second module-level cluster plays KAI v0.17 in its default
-mode: there kubex writes no limit and behaves as before."""
+mode: there kubex writes no limit and behaves as before.
+
+Nothing here depends on the machine's speed: deadlines only bound a hang, and "never evicts" is a window over WATCH
+streams and counters that ends after engine reconciles (OBS-5), not an instant check."""
 import json
+import time
 
 import pytest
 
@@ -12,9 +16,11 @@ from conftest import EngineProcess, ROOT, wait_for
 from test_gpu_metrics import Prometheus, start_gpu_sim
 from test_admission import engine_would_mutate
 from test_explain import explain, explain_json
-from test_reactive import API, CW, apply, install_starter, owner_annotation, running, starter_docs, start_engine
+from test_reactive import API, CW, apply, install_starter, metric, owner_annotation, running, starter_docs, start_engine
+from watch_stream import EventWatch, PodAvailabilityWatch
 
 T4_MIB = 15360  # SIM-5: Tesla-T4 memory
+MIN_READY_S = 10.0  # safetyChecks.minReadyDuration: the default (SPEC §1); the starter strategy does not set it
 
 SIM_CONFIG = """
 nodePools:
@@ -82,7 +88,7 @@ def wait_static_known(sim, ns, name, requests):
     key = "cwstatic.rightsizing.kubex.ai/desired-resource-requests"
     wait_for(lambda: owner_annotation(sim, ns, key, name=name) == json.dumps({"app": {"gpu": requests}},
                                                                              separators=(",", ":")),
-             timeout=30, interval=0.5, what=f"{key} on {ns}/{name}")
+             timeout=90, interval=0.5, what=f"{key} on {ns}/{name}")
 
 
 def start_when_static_is_known(sim, ns, name, requests):
@@ -93,6 +99,65 @@ def start_when_static_is_known(sim, ns, name, requests):
 def one_running(sim, ns, name):
     return wait_for(lambda: (r := running(sim, ns, name)) and len(r) == 1 and r[0], timeout=90, interval=0.5,
                     what=f"one running pod of {ns}/{name}")
+
+
+def hold_until(done, check, timeout, interval=1.0, what="the window's end"):
+    """A window in which nothing may happen, ended by an event or counter rather than by the clock: calls `check()`
+    every `interval` seconds and fails as soon as it reports something (a non-empty description); returns once
+    `done()` is true (checking once more after it). `timeout` only bounds a hang."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        assert not found, f"before {what}: {found}"
+        if done():
+            found = check()
+            assert not found, f"before {what}: {found}"
+            return
+        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
+        time.sleep(interval)
+
+
+class NeverEvicted:
+    """ "Never evicted", proven over a window: WATCH streams from now on of the pods of `app` in `ns` (none may leave
+    Ready or be deleted once Ready) and of PolicyEvaluationEvictResize events, and kubex_evictions_total{reason="resize"}
+    that must not move. Create it before the pod exists; `hold(...)` ends the window."""
+
+    def __init__(self, sim, engine, ns, app):
+        from kubernetes import client
+        core = client.CoreV1Api(sim.client())
+        self.engine, self.app = engine, app
+        self.pods = PodAvailabilityWatch(core, ns, f"app={app}", 1, from_available=True)
+        self.evictions = EventWatch(core, ns, "PolicyEvaluationEvictResize")
+        self.before = metric(engine, "kubex_evictions_total", reason="resize")
+
+    def happened(self):
+        now = metric(self.engine, "kubex_evictions_total", reason="resize")
+        return self.evictions.seen + [f"pods of {self.app} gone: {sorted(self.pods.count.gone)}"] * \
+            bool(self.pods.count.gone) + [f"{self.app} not Ready: {self.pods.count.worst}"] * (self.pods.count.max > 0) \
+            + [f'kubex_evictions_total{{reason="resize"}} {self.before:g} -> {now:g}'] * (now != self.before)
+
+    def hold(self, ready_at):
+        """Until the pod, Ready since `ready_at` (time.monotonic(), seen by the test, so no earlier than it was), has
+        been Ready for minReadyDuration (until then ACT-2 would hold an eviction back anyway, and the engine requeues
+        the workload for that moment), and then a whole actuation reconcile (OBS-5's counter: two more counts)."""
+        mark = []
+
+        def ended():
+            if time.monotonic() < ready_at + MIN_READY_S:
+                return False
+            if not mark:
+                mark.append(self.engine.reconciles("actuation"))
+            return self.engine.reconciles("actuation") >= mark[0] + 2
+        try:
+            hold_until(ended, self.happened, timeout=300,
+                       what="minReadyDuration after the pod turned Ready and a whole actuation reconcile")
+        finally:
+            self.stop()
+        self.pods.result(), self.evictions.result()
+        assert not self.happened(), self.happened()
+
+    def stop(self):
+        self.pods.stop(), self.evictions.stop()
 
 
 def reactive_only_in(sim, namespaces):
@@ -117,38 +182,54 @@ def v18(sim_factory, tmp_path_factory):
     prom.stop()
 
 
-def test_burst_limit_from_the_peak_and_vllm_from_the_request(v18):  # KAI-2, VLM-3, SEL-6, ADM-16, OBS-4
+def test_burst_limit_from_the_peak_and_vllm_from_the_request(v18):  # KAI-2, KAI-3, VLM-3, SEL-6, ADM-16, OBS-4
+    """Under NvFractions a pod gets KAI-2's burst limit from the policy's peak and vLLM its share of the request;
+    admission, `kubex explain` and the summary say so; and (KAI-3) the limit is not part of the allocation, so
+    actuation never evicts the pod (a window over WATCH streams and counters, ended by engine reconciles)."""
     sim, _, engine = v18
     ns = "kai-static"
     sim.kubectl("create", "namespace", ns)
     apply(sim, static_policy("kai-static", ns, "0.3", "0.42"))
     apply(sim, whole_gpu_deployment("infer", ns, "g-node-0", image="vllm/vllm-openai:v0.6.3",
                                     args=["--model", "m", "--gpu-memory-utilization=0.9"]))
-    start_when_static_is_known(sim, ns, "infer", "0.3")
-    pod = one_running(sim, ns, "infer")
-    ann = annotations(pod)
-    # KAI-2's example: f 0.3, peak 0.42, headroom 50 %, ceiling 1.
-    assert ann["gpu-fraction"] == "0.3" and ann["gpu-fraction.limit"] == "0.63", ann
-    assert "nvidia.com/gpu" not in json.dumps(pod["spec"]["containers"][0].get("resources", {}))
-    # VLM-3: under NvFractions vLLM gets its share of the REQUEST (0.3 × 0.9), never the limit.
-    assert "--gpu-memory-utilization=0.27" in pod["spec"]["containers"][0]["args"]
-    info = json.loads(ann["automation-webhook.kubex.ai/pod-rightsizing-info"])
-    assert info["containers"]["app"]["gpu-limit"] == {"from": "unspecified", "to": "0.63",
-                                                      "source": "ClusterStaticPolicy/kai-static"}
-    line = engine.wait_line("rightsizing summary", phase="admission", namespace=ns, rightsizingResult="MUTATED")
-    assert line["kaiMode"] == "NvFractions", line
-    assert {"container": "app", "resource": "gpu-limit", "usage": "limit", "from": "unspecified",
-            "to": "0.63"} in line["changes"], line
-    # kubex explain says the mode, the limit and what it stands on.
-    doc = explain_json(sim, "deployment", f"{ns}/infer")
-    assert doc["kaiMode"] == "NvFractions", doc
-    assert doc["kaiLimit"].startswith("gpu-fraction.limit 0.63 (request 0.3, peak 0.42 from ClusterStaticPolicy/"), doc
-    text = explain(sim, "deployment", f"{ns}/infer").stdout
-    assert "KAI gpuSharingMode NvFractions" in text and "burst limit:  gpu-fraction.limit 0.63" in text, text
-    # KAI-3: the limit is not part of the allocation, so actuation sees the pod in sync and never evicts it.
+    never = NeverEvicted(sim, engine, ns, "infer")  # from before the pod exists (replicas 0 until the next line)
+    try:
+        start_when_static_is_known(sim, ns, "infer", "0.3")
+        pod = one_running(sim, ns, "infer")
+        wait_for(lambda: never.pods.count.armed, timeout=120, interval=0.5, what="the pod Ready on the WATCH")
+        ready_at = time.monotonic()
+        ann = annotations(pod)
+        # KAI-2's example: f 0.3, peak 0.42, headroom 50 %, ceiling 1.
+        assert ann["gpu-fraction"] == "0.3" and ann["gpu-fraction.limit"] == "0.63", ann
+        assert "nvidia.com/gpu" not in json.dumps(pod["spec"]["containers"][0].get("resources", {}))
+        # VLM-3: under NvFractions vLLM gets its share of the REQUEST (0.3 × 0.9), never the limit.
+        assert "--gpu-memory-utilization=0.27" in pod["spec"]["containers"][0]["args"]
+        info = json.loads(ann["automation-webhook.kubex.ai/pod-rightsizing-info"])
+        assert info["containers"]["app"]["gpu-limit"] == {"from": "unspecified", "to": "0.63",
+                                                          "source": "ClusterStaticPolicy/kai-static"}
+        line = engine.wait_line("rightsizing summary", phase="admission", namespace=ns, rightsizingResult="MUTATED",
+                                timeout=90)
+        assert line["kaiMode"] == "NvFractions", line
+        assert {"container": "app", "resource": "gpu-limit", "usage": "limit", "from": "unspecified",
+                "to": "0.63"} in line["changes"], line
+        # kubex explain says the mode, the limit and what it stands on.
+        doc = explain_json(sim, "deployment", f"{ns}/infer")
+        assert doc["kaiMode"] == "NvFractions", doc
+        assert doc["kaiLimit"].startswith("gpu-fraction.limit 0.63 (request 0.3, peak 0.42 from ClusterStaticPolicy/"), \
+            doc
+        text = explain(sim, "deployment", f"{ns}/infer").stdout
+        assert "KAI gpuSharingMode NvFractions" in text and "burst limit:  gpu-fraction.limit 0.63" in text, text
+        # KAI-3: the limit is not part of the allocation, so actuation sees the pod in sync and never evicts it:
+        # over a window from before the pod existed until it had been Ready for minReadyDuration and a whole
+        # actuation reconcile after that (ACT-2, OBS-5), no eviction event, no pod leaving Ready, no eviction
+        # counted, and no EVICTED summary.
+        never.hold(ready_at)
+    finally:
+        never.stop()
     evictions = [l for l in engine.lines if l.get("msg") == "rightsizing summary" and l.get("phase") == "actuation"
                  and l.get("namespace") == ns and l.get("rightsizingResult") == "EVICTED"]
     assert evictions == []
+    assert [p["metadata"]["uid"] for p in running(sim, ns, "infer")] == [pod["metadata"]["uid"]], "never evicted"
 
 
 def test_a_burst_above_the_request_is_oom_killed_and_the_request_raised(v18):  # SIM-4, KAI-4, REA-11, REA-12
@@ -205,13 +286,13 @@ def test_disabled_mode_gives_whole_gpus_with_the_reason(v18):  # KAI-1 (runs las
                                          lambda p: "gpu-fraction" not in annotations(p)
                                          and p["spec"]["containers"][0]["resources"]["limits"].get("nvidia.com/gpu")
                                          == "1"),
-             timeout=30, interval=0.5, what="the engine admitting in Disabled mode")
+             timeout=90, interval=0.5, what="the engine admitting in Disabled mode")
     sim.kubectl("scale", "deployment", "infer", "-n", ns, "--replicas=1")
 
     def admitted_disabled():
         return engine.find("rightsizing summary", phase="admission", namespace=ns, kaiMode="Disabled",
                            dryRun=False)
-    line = wait_for(admitted_disabled, timeout=60, interval=0.5, what="an admission in Disabled mode")
+    line = wait_for(admitted_disabled, timeout=90, interval=0.5, what="an admission in Disabled mode")
     assert "kai-gpu-sharing-disabled" in line["appliedFilters"], line
     pod = one_running(sim, ns, "infer")
     ann = annotations(pod)
@@ -239,7 +320,7 @@ def v17(sim_factory, tmp_path_factory):
         "--early-webhook-enabled", "--kai-queues"])
     engine.wait_ready()
     wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
-                                 check=False).returncode == 0, what="the early webhook registered")
+                                 check=False).returncode == 0, timeout=90, what="the early webhook registered")
     yield sim, engine
     engine.stop()
 
@@ -260,6 +341,7 @@ def test_v017_default_mode_writes_no_limit_and_works_as_before(v17):  # KAI-5, K
     assert pod["spec"]["schedulerName"] == "kai-scheduler"
     assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "kubex-unlimited-gpu-queue"
     assert "--gpu-memory-utilization=0.27" in pod["spec"]["containers"][0]["args"]
-    line = engine.wait_line("rightsizing summary", phase="admission", namespace=ns, rightsizingResult="MUTATED")
+    line = engine.wait_line("rightsizing summary", phase="admission", namespace=ns, rightsizingResult="MUTATED",
+                            timeout=90)
     assert line["kaiMode"] == "NonMemoryEnforced"
     assert all(c["resource"] != "gpu-limit" for c in line["changes"]), line
