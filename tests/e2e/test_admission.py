@@ -11,6 +11,9 @@ from conftest import BIN, EngineProcess, ROOT, wait_for, webhook_health
 
 API = "rightsizing.kubex.ai/v1alpha1"
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
+# A deadline after an engine action only bounds a hang (issue 33 item 3): under load the engine may take long, the
+# checks themselves are on the objects, events, counters and log lines that it writes.
+HANG = 120
 
 
 def apply(sim, *objs):
@@ -94,7 +97,7 @@ class Cluster:
         self.engine = EngineProcess(self.sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
             "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
             "--early-webhook-enabled", "--kai-queues"])
-        self.engine.wait_ready()
+        self.engine.wait_ready(timeout=HANG)
         return self.engine
 
 
@@ -108,7 +111,7 @@ def cluster(sim_factory):
     c = Cluster(sim)
     c.start_engine()
     wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
-                                 check=False).returncode == 0, what="the early webhook registered")
+                                 check=False).returncode == 0, timeout=HANG, what="the early webhook registered")
     # The queues the built-in bootstrap creates (QUE-1); applied here too so the test does not depend on timing.
     apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
     yield c
@@ -131,7 +134,7 @@ def engine_would_mutate(sim, ns, owner, container, check, labels=None, annotatio
 def wait_static_annotation(sim, kind, ns, name, expected):
     # The static owner annotations (SEL-7) show the engine has the policy: pods created from now on get it.
     key = "cwstatic.rightsizing.kubex.ai/desired-resource-requests"
-    wait_for(lambda: owner_annotation(sim, kind, ns, name, key) == expected, timeout=30,
+    wait_for(lambda: owner_annotation(sim, kind, ns, name, key) == expected, timeout=HANG,
              what=f"{key} on {kind}/{name} = {expected}")
 
 
@@ -144,9 +147,9 @@ def test_starter_example_turns_whole_gpus_into_shared_fractions(cluster):  # ADM
     wait_static_annotation(sim, "deployment", "adm-share", "train", '{"app":{"gpu":"0.5"}}')
     # OBS-5: the static owner writer counts the GPU value it wrote (this test's only static write so far).
     wait_for(lambda: recommendations_total(cluster.engine, "ClusterStaticPolicy", "initial") == static_initial + 1,
-             timeout=10, what="kubex_gpu_recommendations_total{policy_kind=ClusterStaticPolicy,direction=initial}")
+             timeout=HANG, what="kubex_gpu_recommendations_total{policy_kind=ClusterStaticPolicy,direction=initial}")
     scale(sim, "adm-share", "train", 2)
-    pods = wait_for(lambda: (p := running_pods(sim, "adm-share", "app=train")) and len(p) == 2 and p, timeout=40,
+    pods = wait_for(lambda: (p := running_pods(sim, "adm-share", "app=train")) and len(p) == 2 and p, timeout=HANG,
                     what="two running pods")
     groups = set()
     for p in pods:
@@ -170,7 +173,7 @@ def test_starter_example_turns_whole_gpus_into_shared_fractions(cluster):  # ADM
     sim.kubectl("delete", "clusterstaticpolicy", "adm-share")
     wait_for(lambda: owner_annotation(sim, "deployment", "adm-share", "train",
                                       "cwstatic.rightsizing.kubex.ai/desired-resource-requests") is None,
-             timeout=30, what="static owner annotation removed")
+             timeout=HANG, what="static owner annotation removed")
 
 
 def test_existing_kai_workload_keeps_its_queue_unless_told_otherwise(cluster):  # ADM-13, E1
@@ -188,7 +191,7 @@ def test_existing_kai_workload_keeps_its_queue_unless_told_otherwise(cluster):  
           gpu_deployment("keep", "adm-queue", template_meta=existing, scheduler="kai-scheduler", gpus=None))
     wait_static_annotation(sim, "deployment", "adm-queue", "keep", '{"app":{"gpu":"0.7"}}')
     scale(sim, "adm-queue", "keep", 1)
-    (pod,) = wait_for(lambda: running_pods(sim, "adm-queue", "app=keep"), timeout=40, what="the KAI pod running")
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-queue", "app=keep"), timeout=HANG, what="the KAI pod running")
     assert annotations(pod)["gpu-fraction"] == "0.7"  # E1: 0.25 -> 0.7
     assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "team-queue"  # kept
 
@@ -201,11 +204,11 @@ def test_existing_kai_workload_keeps_its_queue_unless_told_otherwise(cluster):  
                                          lambda p: p["metadata"]["labels"].get("kai.scheduler/queue")
                                          == "kubex-unlimited-gpu-queue",
                                          labels={"kai.scheduler/queue": "team-queue"}),
-             timeout=30, what="the engine using the overwriting strategy")
+             timeout=HANG, what="the engine using the overwriting strategy")
     old = pod["metadata"]["name"]
     sim.kubectl("delete", "pod", old, "-n", "adm-queue")
     (pod,) = wait_for(lambda: (p := running_pods(sim, "adm-queue", "app=keep")) and
-                      p[0]["metadata"]["name"] != old and p, timeout=40, what="a replacement pod")
+                      p[0]["metadata"]["name"] != old and p, timeout=HANG, what="a replacement pod")
     assert pod["metadata"]["labels"]["kai.scheduler/queue"] == "kubex-unlimited-gpu-queue"
     assert annotations(pod)["gpu-fraction"] == "0.7"
 
@@ -224,9 +227,9 @@ def test_model_owned_vllm_pod_gets_fraction_and_memory_utilization(cluster):  # 
     owner = sim.kubectl_json("get", "model", "llama", "-n", "adm-model")
     wait_for(lambda: engine_would_mutate(sim, "adm-model", owner, "server",
                                          lambda p: annotations(p).get("gpu-fraction") == "0.3"),
-             timeout=30, what="the engine sizing the Model's pods")
+             timeout=HANG, what="the engine sizing the Model's pods")
     sim.kubectl("patch", "model", "llama", "-n", "adm-model", "--type=merge", "-p", '{"spec":{"minReplicas":1}}')
-    (pod,) = wait_for(lambda: running_pods(sim, "adm-model", "model=llama"), timeout=40, what="the Model's pod")
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-model", "model=llama"), timeout=HANG, what="the Model's pod")
     assert annotations(pod)["gpu-fraction"] == "0.3"
     server = pod["spec"]["containers"][0]
     assert server["name"] == "server"
@@ -249,7 +252,7 @@ def test_existing_kai_vllm_pod_reports_its_vllm_edit(cluster):  # OBS-4, ADM-16,
                          scheduler="kai-scheduler", gpus=None))
     wait_static_annotation(sim, "deployment", "adm-vllm", "serve", '{"server":{"gpu":"0.5"}}')
     scale(sim, "adm-vllm", "serve", 1)
-    (pod,) = wait_for(lambda: running_pods(sim, "adm-vllm", "app=serve"), timeout=40, what="the vLLM pod")
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-vllm", "app=serve"), timeout=HANG, what="the vLLM pod")
     a = annotations(pod)
     assert a["gpu-fraction"] == "0.5" and pod["metadata"]["labels"]["kai.scheduler/queue"] == "team-queue"
     assert pod["spec"]["containers"][0]["args"] == ["--model", "m", "--gpu-memory-utilization", "0.45"]
@@ -259,7 +262,7 @@ def test_existing_kai_vllm_pod_reports_its_vllm_edit(cluster):  # OBS-4, ADM-16,
     # OBS-4: the pass that made the edit logs it (the early pass; the late pass then finds nothing to do).
     line = wait_for(lambda: next((l for l in cluster.engine.find_all("rightsizing summary", namespace="adm-vllm")
                                   if l["rightsizingResult"] == "MUTATED"), None),
-                    timeout=10, what="the MUTATED summary line")
+                    timeout=HANG, what="the MUTATED summary line")
     assert line["summary"] == "No rightsizing changes; vllm [server:0.45]", line
     assert line["changes"] == [{"container": "server", "from": "0.95", "resource": "vllm-gpu-memory-utilization",
                                 "to": "0.45", "usage": "arg"}], line
@@ -304,7 +307,7 @@ def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6,
         c = next((c for c in gc.get("status", {}).get("conditions", []) if c["type"] == "RecommendationsLoaded"), None)
         return c if c and c["status"] == "True" else None
 
-    cond = wait_for(loaded, timeout=30, what="RecommendationsLoaded=True")
+    cond = wait_for(loaded, timeout=HANG, what="RecommendationsLoaded=True")
     assert cond["reason"] == "Loaded"
     assert "[2].gpu: must be > 0" in cond["message"]  # the invalid entry is reported and skipped
     reload = sim.kubectl_json("get", "globalconfiguration", "global-config")["status"]["recommendationReload"]
@@ -322,20 +325,20 @@ def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6,
     apply(sim, gpu_deployment("infer", "adm-pro", labels={"nvidia.com/gpu.present": "true"}))
     key = "cwproactive.rightsizing.kubex.ai/desired-resource-requests"
     wait_for(lambda: owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}',
-             timeout=30, what="the last duplicate wins")
+             timeout=HANG, what="the last duplicate wins")
     # OBS-4: the proactive reconcile's one summary line.
     line = engine.wait_line("rightsizing summary", phase="proactive", namespace="adm-pro",
-                            rightsizingResult="RECOMMENDED")
+                            rightsizingResult="RECOMMENDED", timeout=HANG)
     assert line["owner"] == "Deployment/infer"
     assert line["policies"] == {"requests.gpu": "ClusterProactivePolicy/kai-gpu-sharing-baseline"}
     assert line["strategy"] == "ClusterAutomationStrategy/kai-gpu-sharing" and line["mode"] == "kai"
     assert {"container": "app", "resource": "gpu", "usage": "request", "from": "unspecified",
             "to": "0.45"} in line["changes"]
     assert line["summary"] == "Applied rightsizing requests [app:[gpu=0.45]] limits [none]"
-    wait_for(lambda: recommendations_total(engine, "ClusterProactivePolicy", "initial") == before + 1, timeout=10,
+    wait_for(lambda: recommendations_total(engine, "ClusterProactivePolicy", "initial") == before + 1, timeout=HANG,
              what="kubex_gpu_recommendations_total{policy_kind=ClusterProactivePolicy,direction=initial} + 1")
     scale(sim, "adm-pro", "infer", 1)
-    (pod,) = wait_for(lambda: running_pods(sim, "adm-pro", "app=infer"), timeout=40, what="a pod")
+    (pod,) = wait_for(lambda: running_pods(sim, "adm-pro", "app=infer"), timeout=HANG, what="a pod")
     assert annotations(pod)["gpu-fraction"] == "0.45"
     info = json.loads(annotations(pod)["automation-webhook.kubex.ai/pod-rightsizing-info"])
     assert info["containers"]["app"]["gpu"]["source"] == "ClusterProactivePolicy/kai-gpu-sharing-baseline"
@@ -349,7 +352,7 @@ def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6,
         c = next(c for c in gc["status"]["conditions"] if c["type"] == "RecommendationsLoaded")
         return c if c["status"] == "False" else None
 
-    assert wait_for(failed, timeout=30, what="RecommendationsLoaded=False")["reason"] == "InvalidRecommendations"
+    assert wait_for(failed, timeout=HANG, what="RecommendationsLoaded=False")["reason"] == "InvalidRecommendations"
     assert owner_annotation(sim, "deployment", "adm-pro", "infer", key) == '{"app":{"gpu":"0.45"}}'
     events = sim.kubectl_json("get", "events", "-A", "--field-selector", "reason=RecommendationReloadFailed")["items"]
     assert events and events[0]["type"] == "Warning"
@@ -363,7 +366,7 @@ def test_pod_creation_is_never_blocked_while_the_engine_is_down(cluster):  # ADM
     cluster.engine.stop()
     try:
         scale(sim, "adm-down", "down", 1)
-        (pod,) = wait_for(lambda: running_pods(sim, "adm-down", "app=down"), timeout=40,
+        (pod,) = wait_for(lambda: running_pods(sim, "adm-down", "app=down"), timeout=HANG,
                           what="a pod admitted without the webhook")
         assert "gpu-fraction" not in annotations(pod)
         assert container_gpu(pod)[1] == "1"
@@ -417,17 +420,17 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
         "--early-webhook-enabled", "--dry-run"])
     try:
-        engine.wait_ready()
+        engine.wait_ready(timeout=HANG)
         # /readyz does not wait for the webhook configurations: the health probe's verdict proves both passes answer
         # (a dry-run engine still probes, ADM-15), so the pod below is reviewed rather than admitted around them.
         wait_for(lambda: webhook_health(sim) == "True", timeout=120, interval=1, what="PodAdmissionWebhookHealthy=True")
         apply(sim, static_policy("adm-dry", "adm-dry", "0.5"), gpu_deployment("dry", "adm-dry"))
         # The engine has the policy once its static controller reports what it would write.
-        engine.wait_line("dry run: would update owner annotations", timeout=30, owner="Deployment/dry")
+        engine.wait_line("dry run: would update owner annotations", timeout=HANG, owner="Deployment/dry")
         assert owner_annotation(sim, "deployment", "adm-dry", "dry",
                                 "cwstatic.rightsizing.kubex.ai/desired-resource-requests") is None
         scale(sim, "adm-dry", "dry", 1)
-        (pod,) = wait_for(lambda: running_pods(sim, "adm-dry", "app=dry"), timeout=40, what="the pod, unchanged")
+        (pod,) = wait_for(lambda: running_pods(sim, "adm-dry", "app=dry"), timeout=HANG, what="the pod, unchanged")
         assert "gpu-fraction" not in annotations(pod)
         assert container_gpu(pod)[1] == "1"
         assert pod["spec"].get("schedulerName", "default-scheduler") == "default-scheduler"
@@ -436,13 +439,13 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
             ev = sim.kubectl_json("get", "events", "-n", "adm-dry", "--field-selector", "reason=WouldMutate")["items"]
             return ev
         try:
-            (event, *_) = wait_for(would_mutate, timeout=30, what="a WouldMutate event")
+            (event, *_) = wait_for(would_mutate, timeout=HANG, what="a WouldMutate event")
         except AssertionError as e:
             raise AssertionError(f"{e}; the engine's summaries of adm-dry: "
                                  f"{engine.find_all('rightsizing summary', namespace='adm-dry')}") from None
         assert event["type"] == "Normal" and event["involvedObject"]["kind"] == "Deployment"
         assert "gpu=0.5" in event["message"], event["message"]
-        line = engine.wait_line("dry run: would mutate pod", namespace="adm-dry", **{"pass": "late"})
+        line = engine.wait_line("dry run: would mutate pod", namespace="adm-dry", timeout=HANG, **{"pass": "late"})
         assert '"gpu-fraction"' in json.dumps(line["patch"]) and "kai-scheduler" in json.dumps(line["patch"]), line
 
         # ACT-8: the running pod differs from 0.5, so a real engine would evict it (once the webhook is healthy
@@ -452,12 +455,17 @@ def test_dry_run_engine_changes_nothing_and_says_what_it_would_do(sim_factory): 
         (event, *_) = wait_for(would_evict, timeout=120, interval=1, what="a WouldEvict event")
         assert event["involvedObject"]["kind"] == "Pod" and event["involvedObject"]["name"] == pod["metadata"]["name"]
         assert "0.5" in event["message"], event["message"]
-        engine.wait_line("rightsizing summary", phase="actuation", namespace="adm-dry", rightsizingResult="WOULD_EVICT")
+        engine.wait_line("rightsizing summary", phase="actuation", namespace="adm-dry", rightsizingResult="WOULD_EVICT",
+                         timeout=HANG)
         # Over a whole actuation reconcile after that line too (OBS-5's reconcile counter), nothing is evicted.
         engine.wait_whole_reconcile("actuation", timeout=150, what="a whole reconcile after the WOULD_EVICT line")
         (now,) = running_pods(sim, "adm-dry", "app=dry")
         assert now["metadata"]["name"] == pod["metadata"]["name"], "nothing is evicted in a dry run"
         assert "rightsizing.kubex.ai/automation-constraints" not in annotations(now)  # ACT-8: pods are not annotated
+        # ADM-15: the owner annotation the static controller said it would write is still absent at the end, a window
+        # from its "would update" line to the whole actuation reconcile above, not one instant after the line.
+        assert owner_annotation(sim, "deployment", "adm-dry", "dry",
+                                "cwstatic.rightsizing.kubex.ai/desired-resource-requests") is None
         # RBK-1: no rollback-state is written in a dry run.
         assert owner_annotation(sim, "deployment", "adm-dry", "dry", "rightsizing.kubex.ai/rollback-state") is None
         assert "kubex_evictions_total" not in [l.split("{")[0] for l in engine.metrics().splitlines()

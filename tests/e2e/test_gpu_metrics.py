@@ -14,9 +14,13 @@ import yaml
 import pytest
 
 from conftest import wait_for
+from watch_stream import WatchStream, list_raw
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
+# Deadlines only bound a hang (issue 33 item 3): the checks are on what the simulator, its exporter and Prometheus
+# hold, however long a loaded machine makes them take.
+HANG = 120
 
 FAST_KUBELET = """
 kubelet:
@@ -34,7 +38,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http_get(url, timeout=5):
+def http_get(url, timeout=30):  # a socket timeout, generous for a loaded machine
     with urllib.request.urlopen(url, timeout=timeout) as r:
         return r.status, r.headers.get("Content-Type", ""), r.read().decode()
 
@@ -69,7 +73,7 @@ class Prometheus:
              f"--web.listen-address=127.0.0.1:{self.port}"],
             stdout=self.log, stderr=subprocess.STDOUT)
         wait_for(lambda: self.proc.poll() is None and http_get(self.url + "/-/ready")[0] == 200,
-                 timeout=30, interval=0.1, what="prometheus ready")
+                 timeout=HANG, interval=0.1, what="prometheus ready")
 
     def query(self, promql):
         """Instant query: {(namespace, pod, container): value} of the vector result."""
@@ -112,7 +116,7 @@ def start_gpu_sim(sim_factory, tmp_dir, extra_config=""):
     cfg.write_text(FAST_KUBELET + extra_config)
     metrics = f"127.0.0.1:{free_port()}"
     sim = sim_factory(extra_args=["--config", str(cfg), "--metrics-listen", metrics])
-    wait_for(lambda: http_get(f"http://{metrics}/healthz")[2] == "ok\n", timeout=10, what="exporter healthz")
+    wait_for(lambda: http_get(f"http://{metrics}/healthz")[2] == "ok\n", timeout=HANG, what="exporter healthz")
     return sim, metrics
 
 
@@ -123,7 +127,7 @@ def samples_taken(metrics):
     return int(line.split()[1])
 
 
-def wait_samples(metrics, n, timeout=30):
+def wait_samples(metrics, n, timeout=HANG):
     """Returns once the sim has taken `n` more GPU samples than now."""
     target = samples_taken(metrics) + n
     wait_for(lambda: samples_taken(metrics) >= target, timeout=timeout, interval=0.2, what=f"{n} more GPU samples")
@@ -206,13 +210,13 @@ def test_fraction_pod_footprint_and_counter_rate_in_prometheus(gpu_sim, promethe
     sim.kubectl("create", "-f", "-", input=json.dumps(fraction_pod(
         ns, "infer", "gpu-e2e", "0.5",
         {"sim.kubex.ai/gpu-sm-percent": "40", "sim.kubex.ai/gpu-memory-mib": "4096"})))
-    wait_for(lambda: running(sim, ns, "infer"), timeout=60, interval=0.5, what="fraction pod Running")
+    wait_for(lambda: running(sim, ns, "infer"), timeout=HANG, interval=0.5, what="fraction pod Running")
 
     # The scraped text passes promtool with live series in it.
     def scraped():
         text = http_get(f"http://{metrics}/metrics")[2]
         return 'pod="infer"' in text and text
-    text = wait_for(scraped, timeout=30, interval=0.5, what="the pod's series in /metrics")
+    text = wait_for(scraped, timeout=HANG, interval=0.5, what="the pod's series in /metrics")
     assert 'gpu_allocation_type="fraction"' in text
     check = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, timeout=30)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -223,18 +227,20 @@ def test_fraction_pod_footprint_and_counter_rate_in_prometheus(gpu_sim, promethe
     footprint = wait_for(
         lambda: prometheus.query(
             f"avg by (namespace,pod,container) (max_over_time(kubex_gpu_container_memory_footprint_percent{sel}[1m]))"
-        ).get(key), timeout=60, interval=0.5, what="footprint in Prometheus")
+        ).get(key), timeout=HANG, interval=0.5, what="footprint in Prometheus")
     assert footprint == pytest.approx(50)
     sm = prometheus.query(f"sum by (namespace,pod,container) (kubex_gpu_container_sm_utilization_percent{sel})")
     assert sm[key] == pytest.approx(40)
 
     # REA-3 / X8: rate() of the counter is the gauge. Prometheus divides by the whole range, so the series must be older
-    # than the rate window: 20 scrapes, then a 15s window.
+    # than the rate window: 70 scrapes, then a 1m window. (The counter integrates over the sim's measured sample
+    # times; a window of a minute rather than 15 s keeps a stalled sample or scrape of a loaded machine from moving
+    # the rate by more than the tolerance.)
     wait_for(lambda: prometheus.query(
-        f"count_over_time(kubex_gpu_container_sm_utilization_percent_seconds_total{sel}[1m])").get(key, 0) >= 20,
-        timeout=90, interval=1, what="20 scrapes of the counter")
+        f"count_over_time(kubex_gpu_container_sm_utilization_percent_seconds_total{sel}[2m])").get(key, 0) >= 70,
+        timeout=70 + HANG, interval=1, what="70 scrapes of the counter")
     rate = prometheus.query(
-        f"sum by (namespace,pod,container) (rate(kubex_gpu_container_sm_utilization_percent_seconds_total{sel}[15s]))")
+        f"sum by (namespace,pod,container) (rate(kubex_gpu_container_sm_utilization_percent_seconds_total{sel}[1m]))")
     assert rate[key] == pytest.approx(40, abs=4)
     # The engine's compute query (REA-3, fullGPU) over the same data.
     p95 = prometheus.query(
@@ -248,12 +254,12 @@ def test_whole_gpu_pod_footprint_is_per_device(gpu_sim, prometheus):
     ensure_namespace(sim, ns)
     sim.kubectl("create", "-f", "-", input=json.dumps(whole_pod(
         ns, "train", 2, {"sim.kubex.ai/gpu-sm-percent": "150", "sim.kubex.ai/gpu-memory-mib": "8192"})))
-    wait_for(lambda: running(sim, ns, "train"), timeout=60, interval=0.5, what="whole-GPU pod Running")
+    wait_for(lambda: running(sim, ns, "train"), timeout=HANG, interval=0.5, what="whole-GPU pod Running")
     key = (ns, "train", "train")
     sel = f'{{namespace="{ns}",pod="train"}}'
     wait_for(lambda: prometheus.query(
         f"count by (namespace,pod,container) (kubex_gpu_container_memory_footprint_percent{sel})").get(key) == 2,
-        timeout=60, interval=0.5, what="one series per GPU")
+        timeout=HANG, interval=0.5, what="one series per GPU")
     # PRO-2: 8192 MiB over 2 devices of 16384 MiB is 25 % of each device; `sum by` gives 0.5 GPU of memory.
     total = prometheus.query(f"sum by (namespace,pod,container) (kubex_gpu_container_memory_footprint_percent{sel})")
     assert total[key] == pytest.approx(50)
@@ -266,12 +272,12 @@ def test_invalid_annotation_gets_one_warning_event(gpu_sim):
     ns = "t-gpu-invalid"
     ensure_namespace(sim, ns)
     sim.kubectl("create", "-f", "-", input=json.dumps(whole_pod(ns, "bad", 1, {"sim.kubex.ai/gpu-sm-percent": "lots"})))
-    wait_for(lambda: running(sim, ns, "bad"), timeout=60, interval=0.5, what="pod Running")
+    wait_for(lambda: running(sim, ns, "bad"), timeout=HANG, interval=0.5, what="pod Running")
 
     def warning():
         items = sim.kubectl_json("get", "events", "-n", ns)["items"]
         return [e for e in items if e.get("reason") == "InvalidGpuUsageAnnotation"]
-    events = wait_for(warning, timeout=30, interval=0.5, what="InvalidGpuUsageAnnotation event")
+    events = wait_for(warning, timeout=HANG, interval=0.5, what="InvalidGpuUsageAnnotation event")
     wait_samples(metrics, 3)  # three more samples, each with the bad annotation: still one event, counted once
     events = warning()
     assert len(events) == 1 and events[0]["count"] == 1, events
@@ -280,10 +286,23 @@ def test_invalid_annotation_gets_one_warning_event(gpu_sim):
 
 
 def test_hamicore_fraction_over_its_allocation_crash_loops(sim_factory, tmp_path):
+    """HAMi-core: a fraction whose working set exceeds its allocation crash-loops; one within it runs. The
+    CrashLoopBackOff state (1-2 s between restarts here) is taken from a WATCH of the namespace's pods begun before
+    they exist (every status the simulator wrote), not caught by polling."""
+    from kubernetes import client
     sim, metrics = start_gpu_sim(sim_factory, tmp_path, "memoryIsolation: HAMiCore\n")
     ns = "t-gpu-hami"
     ensure_namespace(sim, ns)
     create_queues(sim, "gpu-hami")
+    core = client.CoreV1Api(sim.client())
+    greedy_states = []  # every state of the greedy pod, in the order the WATCH delivered them
+
+    def on_event(type_, pod):
+        if pod["metadata"]["name"] == "greedy":
+            greedy_states.append(pod)
+
+    items, rv = list_raw(core.list_namespaced_pod, ns)
+    stream = WatchStream(core.list_namespaced_pod, rv, on_event, ns, raw=True, items=items)
     # 12000 MiB on 0.5 of a 16384 MiB GPU (8192 MiB) is over the allocation; 4000 MiB is within it.
     sim.kubectl("create", "-f", "-", input=json.dumps(fraction_pod(
         ns, "greedy", "gpu-hami", "0.5", {"sim.kubex.ai/gpu-memory-mib": "12000"})))
@@ -291,13 +310,17 @@ def test_hamicore_fraction_over_its_allocation_crash_loops(sim_factory, tmp_path
         ns, "modest", "gpu-hami", "0.5", {"sim.kubex.ai/gpu-memory-mib": "4000"})))
 
     def crash_looping():
-        p = pod_json(sim, ns, "greedy")
-        for cs in p["status"].get("containerStatuses", []):
-            waiting = cs.get("state", {}).get("waiting", {})
-            if waiting.get("reason") == "CrashLoopBackOff" and cs.get("restartCount", 0) >= 1:
-                return p
+        for p in list(greedy_states):
+            for cs in (p.get("status") or {}).get("containerStatuses", []):
+                waiting = cs.get("state", {}).get("waiting", {})
+                if waiting.get("reason") == "CrashLoopBackOff" and cs.get("restartCount", 0) >= 1:
+                    return p
         return None
-    p = wait_for(crash_looping, timeout=90, interval=0.5, what="greedy pod in CrashLoopBackOff")
+    try:
+        p = wait_for(crash_looping, timeout=HANG, interval=0.2, what="greedy pod in CrashLoopBackOff on the WATCH")
+    finally:
+        stream.stop()
+    assert not stream.problems(), f"the WATCH missed events, no proof: {stream.problems()}"
     # The CUDA out-of-memory message names both numbers, in the container's last state or an event.
     last = p["status"]["containerStatuses"][0].get("lastState", {}).get("terminated", {})
     messages = [last.get("message", "")] + [e.get("message", "") for e in
@@ -306,7 +329,7 @@ def test_hamicore_fraction_over_its_allocation_crash_loops(sim_factory, tmp_path
     # Restarts keep growing while the over-commit lasts.
     first = p["status"]["containerStatuses"][0]["restartCount"]
     wait_for(lambda: pod_json(sim, ns, "greedy")["status"]["containerStatuses"][0]["restartCount"] > first,
-             timeout=60, interval=0.5, what="another restart")
+             timeout=HANG, interval=0.5, what="another restart")
     modest = pod_json(sim, ns, "modest")
     assert modest["status"]["phase"] == "Running"
     assert modest["status"]["containerStatuses"][0].get("restartCount", 0) == 0

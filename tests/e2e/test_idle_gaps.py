@@ -15,6 +15,10 @@ from conftest import ROOT, EngineProcess, wait_for
 API = "rightsizing.kubex.ai/v1alpha1"
 ROUNDS = 5
 IDLE_SECONDS = 30  # > kubex-sim's 10 s keep-alive timeout and > the clients' 4 s idle limit
+# Deadlines after an engine action only bound a hang (issue 33 item 3): the checks are on the objects, events and
+# log lines the engine writes, however long a loaded machine makes it take. The idle sleep above is the thing
+# under test; nothing after it depends on the machine's speed.
+HANG = 120
 
 
 def apply(sim, obj, check=True):
@@ -59,7 +63,7 @@ def test_default_intervals_with_idle_gaps(sim_factory):  # issue 12 item 1; WHH-
         "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
         "--early-webhook-enabled"])
     try:
-        engine.wait_ready()
+        engine.wait_ready(timeout=HANG)
         apply(sim, {"apiVersion": API, "kind": "AutomationStrategy", "metadata": {"name": "share", "namespace": "idle"},
                     "spec": {"experimental": {"gpuKaiContract": "v1alpha1-2026-07"},
                              "enablement": {"overrideScheduler": "kai",
@@ -72,12 +76,13 @@ def test_default_intervals_with_idle_gaps(sim_factory):  # issue 12 item 1; WHH-
                              "template": {"metadata": {"labels": {"app": "gpu"}},
                                           "spec": {"containers": [{"name": "app", "image": "nvidia/cuda:12.4-base",
                                                                    "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}}})
-        # WHH-3: three successes at the default 10 s interval make the condition True.
-        wait_for(lambda: (health(sim)[1] or {}).get("status") == "True", timeout=90, interval=1,
+        # WHH-3: three successes at the default 10 s interval make the condition True (the deadline only bounds a
+        # hang: three default intervals plus HANG).
+        wait_for(lambda: (health(sim)[1] or {}).get("status") == "True", timeout=3 * 10 + HANG, interval=1,
                  what=f"PodAdmissionWebhookHealthy=True; engine output:\n{engine.output()}")
         failures_before = len(engine.find_all("webhook probe failed"))
         wait_for(lambda: sim.kubectl_json("get", "statefulset", "gpu", "-n", "idle")["metadata"].get(
-            "annotations", {}).get("static.rightsizing.kubex.ai/desired-resource-requests"), timeout=30,
+            "annotations", {}).get("static.rightsizing.kubex.ai/desired-resource-requests"), timeout=HANG,
             what="the static owner annotation")
 
         for i in range(ROUNDS):
@@ -89,11 +94,12 @@ def test_default_intervals_with_idle_gaps(sim_factory):  # issue 12 item 1; WHH-
             # A new pod of the managed StatefulSet: both passes see it, the early one converts it.
             sim.kubectl("scale", "statefulset", "gpu", "-n", "idle", f"--replicas={i + 1}")
             pod_name = f"gpu-{i}"
-            pod = wait_for(lambda: sim.kubectl_json("get", "pod", pod_name, "-n", "idle"), timeout=30,
+            pod = wait_for(lambda: sim.kubectl_json("get", "pod", pod_name, "-n", "idle"), timeout=HANG,
                            what=f"pod {pod_name}")
             assert pod["metadata"]["annotations"].get("gpu-fraction") == "0.5", (i, pod["metadata"])
             assert "automation-webhook.kubex.ai/pod-rightsizing-info" in pod["metadata"]["annotations"]
-            wait_for(lambda: summaries(engine, "idle", pod_name) == {"early", "late"}, timeout=10,
+            # OBS-4, ADM-1: both passes logged the pod (the lines, not a few seconds, are the check).
+            wait_for(lambda: summaries(engine, "idle", pod_name) == {"early", "late"}, timeout=HANG,
                      what=f"an early and a late summary line for {pod_name}")
 
             # An invalid policy is refused by the validating webhook (the CRD schema alone accepts this key).
@@ -104,7 +110,7 @@ def test_default_intervals_with_idle_gaps(sim_factory):  # issue 12 item 1; WHH-
 
             # A valid policy gets its StrategyResolved event: none is lost to a closed connection.
             apply(sim, proactive_policy(f"good-{i}", "idle"))
-            wait_for(lambda: events(sim, "idle", f"good-{i}", "StrategyResolved"), timeout=20,
+            wait_for(lambda: events(sim, "idle", f"good-{i}", "StrategyResolved"), timeout=HANG,
                      what=f"StrategyResolved event of good-{i}")
 
         status, c = health(sim)

@@ -29,6 +29,10 @@ from test_reactive import API, apply, kai_deployment, queue, starter_docs
 
 ALERTS_FILE = CHART / "files" / "kubex-alerts.yaml"
 DASHBOARD_FILE = CHART / "files" / "kubex-dashboard.json"
+# Deadlines after an engine action only bound a hang (issue 33 item 3): what is checked is what Prometheus holds,
+# however long a loaded machine makes the scenario take.
+HANG = 120
+SCENARIO = 300  # the whole scenario (resize eviction, drain, reactive cycles) reaching Prometheus
 UNIT_TESTS = ROOT / "tests" / "e2e" / "promtool" / "kubex-alerts-test.yaml"
 ON = ["--set", "grafana.dashboards.enabled=true", "--set", "prometheusRule.enabled=true"]
 ALERTS = {"KubexEngineDown", "KubexWebhookUnhealthy", "KubexAdmissionSlow", "KubexEvictionsBlocked",
@@ -296,12 +300,12 @@ def live(sim_factory, tmp_path_factory, rules_file):
         engine = EngineProcess(sim.kubeconfig, "kubex", leader_elect=True, extra_args=[
             "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
             "--early-webhook-enabled", "--reactive-check-interval", "2s"])
-        engine.wait_ready()
+        engine.wait_ready(timeout=HANG)
         prom.set_engine(f"127.0.0.1:{engine.metrics_port}")
-        wait_for(lambda: running(sim, "mon-train", "train"), timeout=30, what="the training pod running")
+        wait_for(lambda: running(sim, "mon-train", "train"), timeout=HANG, what="the training pod running")
         # ACT-2: no eviction before PodAdmissionWebhookHealthy=True.
         wait_for(lambda: webhook_health(sim) == "True",
-                 timeout=30, interval=0.2, what=f"PodAdmissionWebhookHealthy=True; engine:\n{engine.output()}")
+                 timeout=HANG, interval=0.2, what=f"PodAdmissionWebhookHealthy=True; engine:\n{engine.output()}")
         # The guide's starter (strategy, baseline and reactive policy), and an inference Deployment at 0.25 under
         # its reactive policy. It lands on g-node-1: g-node-0's GPU is taken whole.
         apply(sim, *starter_docs())
@@ -309,7 +313,7 @@ def live(sim_factory, tmp_path_factory, rules_file):
         infer = kai_deployment("infer", "mon-infer", "0.25", "20", "1024", "g-node-1")
         del infer["spec"]["template"]["spec"]["nodeSelector"]
         apply(sim, infer)
-        wait_for(lambda: running(sim, "mon-infer", "infer"), timeout=30, what="the inference pod running")
+        wait_for(lambda: running(sim, "mon-infer", "infer"), timeout=HANG, what="the inference pod running")
         # Consolidation of the two nodes. Nothing fits yet; once train holds 0.5 on g-node-0, infer's 0.25 fits beside
         # it and g-node-1 is drained.
         apply(sim, {"apiVersion": API, "kind": "GpuConsolidationPolicy", "metadata": {"name": "mon-pool"},
@@ -360,14 +364,19 @@ def test_every_dashboard_query_returns_data(live, rendered):
         "train as written": 'sum(kubex_workload_gpus{namespace="mon-train",state="as_written"}) == 1',
         "train held": 'sum(kubex_workload_gpus{namespace="mon-train",state="held"}) == 0.5',
     }
-    deadline = started + 60
+    # Each query is asked until it has data (once it has, it keeps it: counters and the end state). The deadline
+    # only bounds a hang; no time limit on the scenario is checked here.
     empty = {**exprs, **outcomes}
-    while empty and time.monotonic() < deadline:
+
+    def all_answered():
         for name, expr in list(empty.items()):
             if prom.query(expr):
                 del empty[name]
-        if empty:
-            time.sleep(1)
+        return not empty
+    try:
+        wait_for(all_answered, timeout=SCENARIO, interval=1, what="every query answered")
+    except AssertionError:
+        pass  # reported below, with what is still missing
     assert not empty, ("queries without data:\n" + "\n".join(f"  {k}: {v}" for k, v in empty.items()) +
                        "\npods:\n" + sim.kubectl("get", "pods", "-A", "-o", "wide").stdout +
                        "engine output:\n" + engine.output())
@@ -384,7 +393,7 @@ def test_rules_evaluate_and_stay_quiet_on_a_healthy_engine(live):
         rules = [r for g in groups for r in g["rules"]]
         return len(rules) == len(ALERTS) and all(r.get("lastEvaluation", "").startswith("20") and
                                                  r["health"] == "ok" for r in rules) and rules
-    rules = wait_for(groups_ok, timeout=30, interval=0.5, what="every rule evaluated")
+    rules = wait_for(groups_ok, timeout=HANG, interval=0.5, what="every rule evaluated")
     assert {r["name"] for r in rules} == ALERTS
     # None is pending or firing: the expressions read the series the engine really exports (KubexEngineDown would
     # be pending if its counter or the Lease name were wrong).
@@ -394,7 +403,7 @@ def test_rules_evaluate_and_stay_quiet_on_a_healthy_engine(live):
         active[:] = prom.api("alerts")["alerts"]
         return not active
     try:
-        wait_for(quiet, timeout=20, interval=0.5, what="no active alert")
+        wait_for(quiet, timeout=HANG, interval=0.5, what="no active alert")
     except AssertionError:
         raise AssertionError(f"alerts active on a healthy engine: {active}") from None
     assert prom.query("max(leader_election_master_status{name=\"kubex-automation-engine-leader\"})")
@@ -407,5 +416,5 @@ def test_engine_down_is_detected_when_the_engine_stops(live):
 
     def pending():
         return [a for a in prom.api("alerts")["alerts"] if a["labels"]["alertname"] == "KubexEngineDown"]
-    (alert,) = wait_for(pending, timeout=20, interval=0.5, what="KubexEngineDown pending")
+    (alert,) = wait_for(pending, timeout=HANG, interval=0.5, what="KubexEngineDown pending")
     assert alert["state"] == "pending" and alert["labels"]["severity"] == "critical"

@@ -45,6 +45,11 @@ POLICY = "kai-gpu-sharing-reactive"
 SM = "sim.kubex.ai/gpu-sm-percent"
 MIN_AGE = 600  # the starter's minPodMetricsAge, 10m
 CYCLE = 60  # the default gpuReactiveCheckInterval, 1m
+# Times the SPEC states are measured from the engine's own timestamps (its JSON lines' `ts`, its status and annotation
+# times) with a tolerance of 25 % of the 1m interval; the test's clock only bounds a hang (issue 33 item 3).
+TOLERANCE = 0.25
+HANG = 120
+ROLLOUT = 300  # two evictions one at a time (ACT-3: minReadyDuration 10s, resizeRetryInterval 30s) plus HANG
 
 # One node with two T4s: an upsized replacement always fits (ACT-2a), and the two pods' SM demands (90 % at
 # most, on one GPU) never contend, so each measures exactly its own demand.
@@ -84,9 +89,9 @@ def start_default_engine(sim):
     engine = EngineProcess(sim.kubeconfig, "kubex", extra_args=[
         "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
         "--early-webhook-enabled"])
-    engine.wait_ready()
+    engine.wait_ready(timeout=HANG)
     wait_for(lambda: sim.kubectl("get", "mutatingwebhookconfiguration", "000-kubex-mutating-webhook-configuration",
-                                 check=False).returncode == 0, what="the early webhook registered")
+                                 check=False).returncode == 0, timeout=HANG, what="the early webhook registered")
     return engine
 
 
@@ -136,7 +141,7 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
         watch = availability(sim, NS, REPLICAS, from_available=True)
         try:
             apply(sim, kai_deployment("infer", NS, "0.25", "45", "1024", "g-node-0", replicas=REPLICAS))
-            wait_for(lambda: ready_count(sim, NS) == REPLICAS, timeout=60, what="both pods Ready")
+            wait_for(lambda: ready_count(sim, NS) == REPLICAS, timeout=HANG, what="both pods Ready")
             originals = {p["metadata"]["name"]: p for p in running(sim, NS)}
             assert sorted(pod_fraction(p) for p in originals.values()) == ["0.25", "0.25"]
             oldest_start = min(seconds(p["status"]["startTime"]) for p in originals.values())
@@ -145,19 +150,23 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
             def upsized():
                 r = reactive_requests(sim, NS)
                 return r if r and r.get("app", {}).get("gpu") == "0.5" else None
-            assert wait_for(upsized, timeout=MIN_AGE + CYCLE + 120, interval=3,
+            assert wait_for(upsized, timeout=MIN_AGE + 3 * CYCLE + HANG, interval=3,
                             what="the upsize recommendation 0.5") == {"app": {"gpu": "0.5"}}  # REA-6, REA-9
             state = reactive_state(sim, NS)
             assert state["baseline"] == {"app": "0.25"} and state["driver"] == "compute", state  # REA-5, REA-8
-            # REA-2: not before the oldest pod was minPodMetricsAge old; REA-1: at the first 1m cycle after that.
+            # REA-2: not before the oldest pod was minPodMetricsAge old; REA-1: at the first 1m cycle after that (a
+            # cycle 25 % late at most, as the gaps below), both from the engine's and the sim's own timestamps.
             waited = seconds(state["updatedAt"]) - oldest_start
-            assert MIN_AGE - 1 <= waited <= MIN_AGE + CYCLE + 30, \
+            assert MIN_AGE - 1 <= waited <= MIN_AGE + CYCLE * (1 + TOLERANCE) + 30, \
                 f"recommended {waited:.0f} s after the first pod started"
             line = wait_for(lambda: summary_with_change(engine, "reactive", "RECOMMENDED", "0.25", "0.5"),
-                            timeout=10, what="the reactive summary 0.25 -> 0.5")[0]  # OBS-4
+                            timeout=HANG, what="the reactive summary 0.25 -> 0.5")[0]  # OBS-4
             assert line["owner"] == "Deployment/infer"
             assert line["policies"] == {"requests.gpu": f"ClusterGpuReactivePolicy/{POLICY}"}
-            # OBS-5: the first value a workload gets counts as `initial`, although it raises the fraction.
+            # OBS-5: the first value a workload gets counts as `initial`, although it raises the fraction (counted
+            # just after the owner write the test saw: waited for, then exactly 1).
+            wait_for(lambda: metric(engine, "kubex_gpu_recommendations_total", policy_kind="ClusterGpuReactivePolicy",
+                                    direction="initial") >= 1, timeout=HANG, what="the initial recommendation counted")
             assert metric(engine, "kubex_gpu_recommendations_total", policy_kind="ClusterGpuReactivePolicy",
                           direction="initial") == 1
 
@@ -173,13 +182,14 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
                         sim.kubectl("annotate", "pod", name, "-n", NS, f"{SM}=5", "--overwrite")
                         lowered[name] = seconds(p["status"]["startTime"])
                 return len(pods) == REPLICAS and all(p["metadata"]["name"] in lowered for p in pods) and pods
-            halves = wait_for(replaced_at_half, timeout=180, interval=0.5, what="both pods replaced at 0.5")
+            halves = wait_for(replaced_at_half, timeout=ROLLOUT, interval=0.5, what="both pods replaced at 0.5")
             assert not set(originals) & {p["metadata"]["name"] for p in halves}, "every pod is a replacement"
             assert all(p["spec"]["schedulerName"] == "kai-scheduler" for p in halves)
-            wait_for(lambda: evicted_pods(sim) >= set(originals), timeout=30,
+            wait_for(lambda: evicted_pods(sim) >= set(originals), timeout=HANG,
                      what="PolicyEvaluationEvictResize on both original pods")
             assert evicted_pods(sim) == set(originals)
-            assert summary_with_change(engine, "actuation", "EVICTED", "0.25", "0.5")
+            wait_for(lambda: summary_with_change(engine, "actuation", "EVICTED", "0.25", "0.5"), timeout=HANG,
+                     what="the actuation summary EVICTED 0.25 -> 0.5")  # OBS-4
             assert watch.count.max <= 1, f"{watch.count.max} pods unavailable at once: {watch.count.worst}"
 
             # ---- SCALE-BACK: 0.5 -> 0.25 once the replacements are 10m old and the 10m window holds only low
@@ -187,16 +197,18 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
             def downsized():
                 r = reactive_requests(sim, NS)
                 return r if r and r.get("app", {}).get("gpu") == "0.25" else None
-            assert wait_for(downsized, timeout=MIN_AGE + 2 * CYCLE + 120, interval=3,
+            assert wait_for(downsized, timeout=MIN_AGE + 3 * CYCLE + HANG, interval=3,
                             what="the scale-back recommendation 0.25") == {"app": {"gpu": "0.25"}}
             state = reactive_state(sim, NS)
             assert state["baseline"] == {"app": "0.25"} and state["driver"] == "compute", state
             waited = seconds(state["updatedAt"]) - min(lowered.values())
-            assert MIN_AGE - 1 <= waited <= MIN_AGE + CYCLE + 30, \
+            assert MIN_AGE - 1 <= waited <= MIN_AGE + CYCLE * (1 + TOLERANCE) + 30, \
                 f"scaled back {waited:.0f} s after the first replacement started"
             line = wait_for(lambda: summary_with_change(engine, "reactive", "RECOMMENDED", "0.5", "0.25"),
-                            timeout=10, what="the reactive summary 0.5 -> 0.25")[0]
+                            timeout=HANG, what="the reactive summary 0.5 -> 0.25")[0]
             assert line["summary"] == "Applied rightsizing requests [app:[gpu=0.25]] limits [none]", line
+            wait_for(lambda: metric(engine, "kubex_gpu_recommendations_total", policy_kind="ClusterGpuReactivePolicy",
+                                    direction="downsize") >= 1, timeout=HANG, what="the downsize counted")
             assert metric(engine, "kubex_gpu_recommendations_total", policy_kind="ClusterGpuReactivePolicy",
                           direction="downsize") == 1
 
@@ -205,12 +217,15 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
                 pods = running(sim, NS)
                 return len(pods) == REPLICAS and all(pod_fraction(p) == "0.25" for p in pods) and \
                     ready_count(sim, NS) == REPLICAS and pods
-            quarters = wait_for(replaced_at_quarter, timeout=180, interval=0.5, what="both pods back at 0.25")
+            quarters = wait_for(replaced_at_quarter, timeout=ROLLOUT, interval=0.5, what="both pods back at 0.25")
             assert not set(lowered) & {p["metadata"]["name"] for p in quarters}
-            wait_for(lambda: evicted_pods(sim) >= set(originals) | set(lowered), timeout=30,
+            wait_for(lambda: evicted_pods(sim) >= set(originals) | set(lowered), timeout=HANG,
                      what="PolicyEvaluationEvictResize on both 0.5 pods")
             assert evicted_pods(sim) == set(originals) | set(lowered)
-            assert summary_with_change(engine, "actuation", "EVICTED", "0.5", "0.25")
+            wait_for(lambda: summary_with_change(engine, "actuation", "EVICTED", "0.5", "0.25"), timeout=HANG,
+                     what="the actuation summary EVICTED 0.5 -> 0.25")
+            wait_for(lambda: metric(engine, "kubex_evictions_total", reason="resize", result="success") >= 4,
+                     timeout=HANG, what="four resize evictions counted")
             assert metric(engine, "kubex_evictions_total", reason="resize", result="success") == 4  # ACT-4
         finally:
             watch.stop()
@@ -220,19 +235,24 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
             f"{count.max} pods unavailable at once (ACT-3 budget max(1, 25% of 2 rounded down) = 1): {count.worst}"
 
         # REA-1: the policy was evaluated every minute all along (the default interval, nothing faster), from the
-        # engine's start to the end.
+        # engine's start to the end: every gap between two cycle starts, from the engine's own `reactive cycle`
+        # lines (their `ts` less `cycleSeconds`), is 1m within 25 %, and so is their median.
         gaps = cycle_gaps(engine)
         assert len(gaps) >= 18, gaps
-        assert min(gaps) >= CYCLE - 2 and max(gaps) <= CYCLE + 15 and abs(statistics.median(gaps) - CYCLE) <= 2, gaps
+        low, high = CYCLE * (1 - TOLERANCE), CYCLE * (1 + TOLERANCE)
+        assert low <= min(gaps) and max(gaps) <= high and low <= statistics.median(gaps) <= high, gaps
         # REA-1: the policy's lastEvaluationTime is its last cycle's start (docs/status-and-events.md; `kubex explain`
         # counts the next cycle from it), not the time the status controller last reconciled the policy (its 1m
         # resync runs between cycles).
+        # lastEvaluationTime is written to the second (truncated) from the clock read just before the cycle's start,
+        # and a line's `ts` is read after its `cycleSeconds`: so it lies at most 1 s plus that lag before the start
+        # the line gives, never after it (a window 3 s wide, as before, placed where those two effects put it).
         def stamped_by_a_cycle():
             last = get_policy_status(sim)["lastEvaluationTime"]
             starts = [seconds(l["ts"]) - l["cycleSeconds"]
                       for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{POLICY}")]
-            return any(abs(seconds(last) - s) <= 1.5 for s in starts) and last
-        wait_for(stamped_by_a_cycle, timeout=10, interval=1,
+            return any(s - 2.5 <= seconds(last) <= s + 0.5 for s in starts) and last
+        wait_for(stamped_by_a_cycle, timeout=HANG, interval=1,
                  what=f"lastEvaluationTime at a reactive cycle's start: {get_policy_status(sim)}")
         print(f"\ndefault-interval e2e: {time.monotonic() - started:.0f} s; {len(gaps) + 1} reactive cycles, "
               f"{min(gaps):g}–{max(gaps):g} s apart")
