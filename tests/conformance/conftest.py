@@ -27,7 +27,7 @@ _spec = importlib.util.spec_from_file_location("kubex_e2e_conftest", E2E / "conf
 e2e = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(e2e)
 BUILD, BIN, wait_for, EngineProcess, Sim = e2e.BUILD, e2e.BIN, e2e.wait_for, e2e.EngineProcess, e2e.Sim
-webhook_health = e2e.webhook_health
+webhook_health, log_time = e2e.webhook_health, e2e.log_time
 if str(E2E) not in sys.path:
     sys.path.append(str(E2E))  # test_crd_messages, test_admission, engine_proc (they import this module's names)
 

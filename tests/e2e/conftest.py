@@ -1,4 +1,5 @@
 """Shared fixtures for end-to-end tests: a running kubex-sim, real kubectl, the official Python client."""
+import datetime
 import json
 import os
 import pathlib
@@ -31,6 +32,11 @@ def wait_for(predicate, timeout=20.0, interval=0.05, what="condition"):
             last = e
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
+
+
+def log_time(line):
+    """The engine's own timestamp of a JSON log line (OBS-4 `ts`, RFC 3339 with milliseconds), in epoch seconds."""
+    return datetime.datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).timestamp()
 
 
 def webhook_health(sim):

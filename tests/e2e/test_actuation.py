@@ -13,11 +13,11 @@ import time
 
 import pytest
 
-from conftest import wait_for, webhook_health
+from conftest import log_time, wait_for, webhook_health
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import (API, RestartablePrometheus, apply, condition, install_starter, kai_deployment, metric,
                            running, start_engine, wait_recommendation)
-from watch_stream import EventWatch, PodAvailabilityWatch
+from watch_stream import EventWatch, PodAvailabilityWatch, hold_until
 
 SIM_CONFIG = """
 nodePools:
@@ -50,27 +50,6 @@ def ready_count(sim, ns, name="infer"):
 
 
 RETRY_S = 30.0  # resizeRetryInterval: the default (SPEC §1 safetyChecks); the starter strategy does not set it
-
-
-def log_time(line):
-    """The engine's own timestamp of a JSON log line (OBS-4 `ts`, RFC 3339 with milliseconds), in epoch seconds."""
-    return datetime.datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).timestamp()
-
-
-def hold_until(done, check, timeout, interval=1.0, what="the window's end"):
-    """A window in which nothing may happen, ended by an event or counter rather than by the clock: calls `check()`
-    every `interval` seconds and fails as soon as it reports something (a non-empty description); returns once
-    `done()` is true (checking once more after it). `timeout` only bounds a hang."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        assert not found, f"before {what}: {found}"
-        if done():
-            found = check()
-            assert not found, f"before {what}: {found}"
-            return
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
-        time.sleep(interval)
 
 
 def events(sim, ns, reason):

@@ -12,9 +12,9 @@ import json
 import time
 
 from conftest import wait_for, webhook_health
-from test_actuation import SIM_CONFIG, core, events, hold_until, start_evicting_engine, static_policy  # noqa: F401
+from test_actuation import SIM_CONFIG, core, events, start_evicting_engine, static_policy  # noqa: F401
 from test_reactive import API, apply, kai_deployment, metric, running, start_engine
-from watch_stream import EventWatch, PodAvailabilityWatch
+from watch_stream import EventWatch, PodAvailabilityWatch, hold_until
 
 NS = "act-restart"
 STATE = "rightsizing.kubex.ai/actuation-state"

@@ -13,15 +13,14 @@ events and counters that ends after engine reconciles (OBS-5, the WouldDrain eve
 import datetime
 import json
 import re
-import time
 
 import pytest
 
-from conftest import EngineProcess, wait_for
+from conftest import EngineProcess, log_time, wait_for
 from engine_proc import condition
 from test_gpu_metrics import start_gpu_sim
 from test_reactive import API, apply, metric, queue
-from watch_stream import GpuShareWatch, NodeTaintWatch, PodAvailabilityWatch, _watch
+from watch_stream import GpuShareWatch, NodeTaintWatch, PodAvailabilityWatch, _watch, hold_until
 
 NS = "con"
 TAINT = "rightsizing.kubex.ai/consolidating"
@@ -190,30 +189,9 @@ def events(sim, reason, kind="GpuConsolidationPolicy", name=None):
             and (name is None or e["involvedObject"].get("name") == name)]
 
 
-def log_time(line):
-    """The engine's own timestamp of a JSON log line (OBS-4 `ts`, RFC 3339 with milliseconds), in epoch seconds."""
-    return datetime.datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).timestamp()
-
-
 def rfc3339(text):
     """An RFC 3339 status timestamp the engine wrote (seconds, "Z"), in epoch seconds."""
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def hold_until(done, check, timeout, interval=1.0, what="the window's end"):
-    """A window in which nothing may happen, ended by an event or counter rather than by the clock: calls `check()`
-    every `interval` seconds and fails as soon as it reports something (a non-empty description); returns once
-    `done()` is true (checking once more after it). `timeout` only bounds a hang."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        assert not found, f"before {what}: {found}"
-        if done():
-            found = check()
-            assert not found, f"before {what}: {found}"
-            return
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
-        time.sleep(interval)
 
 
 class PolicyHistory:

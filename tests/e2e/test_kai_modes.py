@@ -17,7 +17,7 @@ from test_gpu_metrics import Prometheus, start_gpu_sim
 from test_admission import engine_would_mutate
 from test_explain import explain, explain_json
 from test_reactive import API, CW, apply, install_starter, metric, owner_annotation, running, starter_docs, start_engine
-from watch_stream import EventWatch, PodAvailabilityWatch
+from watch_stream import EventWatch, PodAvailabilityWatch, hold_until
 
 T4_MIB = 15360  # SIM-5: Tesla-T4 memory
 MIN_READY_S = 10.0  # safetyChecks.minReadyDuration: the default (SPEC §1); the starter strategy does not set it
@@ -99,22 +99,6 @@ def start_when_static_is_known(sim, ns, name, requests):
 def one_running(sim, ns, name):
     return wait_for(lambda: (r := running(sim, ns, name)) and len(r) == 1 and r[0], timeout=90, interval=0.5,
                     what=f"one running pod of {ns}/{name}")
-
-
-def hold_until(done, check, timeout, interval=1.0, what="the window's end"):
-    """A window in which nothing may happen, ended by an event or counter rather than by the clock: calls `check()`
-    every `interval` seconds and fails as soon as it reports something (a non-empty description); returns once
-    `done()` is true (checking once more after it). `timeout` only bounds a hang."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = check()
-        assert not found, f"before {what}: {found}"
-        if done():
-            found = check()
-            assert not found, f"before {what}: {found}"
-            return
-        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
-        time.sleep(interval)
 
 
 class NeverEvicted:

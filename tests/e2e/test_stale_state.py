@@ -13,10 +13,9 @@
 
 Deadlines only bound a hang; no check depends on the machine's speed.
 """
-import datetime
 import json
 
-from conftest import wait_for
+from conftest import log_time, wait_for
 from engine_proc import Engine, apply_global_config, condition, condition_is, global_config, install_crds
 
 GROUP = "rightsizing.kubex.ai"
@@ -26,11 +25,6 @@ CHILD = "kubex-unlimited-gpu-queue"
 def queue_uid(sim, name):
     res = sim.kubectl("get", "queues.scheduling.run.ai", name, "-o", "jsonpath={.metadata.uid}", check=False)
     return res.stdout if res.returncode == 0 else None
-
-
-def log_time(line):
-    """The engine's own timestamp of a JSON log line (OBS-4 `ts`, RFC 3339 with milliseconds), in epoch seconds."""
-    return datetime.datetime.fromisoformat(line["ts"].replace("Z", "+00:00")).timestamp()
 
 
 CHECK_INTERVAL_S = 300  # QUE-1: the periodic check, at startup and every 5m

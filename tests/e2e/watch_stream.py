@@ -10,7 +10,8 @@ happens" from every event rather than by sampling (issue 27 item 3).
   once, CON-7/CON-9), `GpuShares` (the fractions one KAI GPU group holds).
 * Watches: `PodAvailabilityWatch`, `NodeTaintWatch`, `GpuShareWatch`, `EventWatch`, each listing first and
   watching from that list's resourceVersion: create them BEFORE the action they watch.
-* `hold(window, check)`: a window over which `check` must keep reporting nothing (instead of a bare sleep).
+* `hold(window, check)`: a window over which `check` must keep reporting nothing (instead of a bare sleep);
+  `hold_until(done, check, timeout)`: the same, ended by an event or counter (`done()`), not by the clock.
 """
 import collections
 import json
@@ -352,3 +353,19 @@ def hold(window, check, interval=1.0):
         if time.monotonic() >= end:
             return
         time.sleep(min(interval, max(0.0, end - time.monotonic())))
+
+
+def hold_until(done, check, timeout, interval=1.0, what="the window's end"):
+    """A window in which nothing may happen, ended by an event or counter rather than by the clock: calls `check()`
+    every `interval` seconds and fails as soon as it reports something (a non-empty description); returns once
+    `done()` is true (checking once more after it). `timeout` only bounds a hang."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = check()
+        assert not found, f"before {what}: {found}"
+        if done():
+            found = check()
+            assert not found, f"before {what}: {found}"
+            return
+        assert time.monotonic() < deadline, f"timed out after {timeout}s waiting for {what}"
+        time.sleep(interval)
