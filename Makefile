@@ -27,8 +27,9 @@ build: configure
 
 # Unit tests (GoogleTest via CTest), then end-to-end tests (pytest + real kubectl/Python client/Prometheus, and
 # the real helm the chart tests need: built once by scripts/control-plane.sh, like the conformance components).
+# -k: a failed stage does not skip the next ones, so one run reports every failure (make test still fails).
 test: build control-plane
-	$(MAKE) --no-print-directory collect unit e2e
+	$(MAKE) -k --no-print-directory collect unit e2e
 
 # The conformance suite imports e2e helpers (test_admission, test_reactive, ...): a broken import there shows in
 # the first second of `make test`, not after it.

@@ -97,9 +97,22 @@ class NodeHeartbeat final : public Subsystem {
     auto r = ctx_.client().merge_patch(path, {{"spec", {{"holderIdentity", name}, {"renewTime", renew}}}});
     if (r.ok()) return;
     if (r.status == 404) {
+      // The Lease is owned by its Node (removed with it), as a kubelet's is. Right after registration the agent's
+      // node cache may not have seen the Node yet: read it, and create the Lease on a later beat if that fails,
+      // rather than one that would never get its owner (renewals only patch spec).
       std::string uid;
       if (auto node = ctx_.nodes().get(name)) uid = node->uid;
-      r = ctx_.client().create(group_path("coordination.k8s.io/v1", "leases", kNodeLeaseNamespace), node_lease_object(name, uid, now));
+      if (uid.empty()) {
+        if (auto got = ctx_.client().get(core_path("nodes", "", name)); got.ok()) {
+          const json node = got.json();
+          if (node.is_object() && node.contains("metadata") && node["metadata"].is_object()) {
+            uid = node["metadata"].value("uid", "");
+          }
+        }
+      }
+      if (uid.empty()) return;
+      r = ctx_.client().create(group_path("coordination.k8s.io/v1", "leases", kNodeLeaseNamespace),
+                               node_lease_object(name, uid, now));
       if (r.ok() || r.status == 409) return;
     }
     log_.warn("node lease renewal failed", {{"node", name}, {"status", r.status}, {"body", r.body.substr(0, 300)}});
