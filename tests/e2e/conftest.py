@@ -272,16 +272,28 @@ def engines():
         e.kill()
 
 
-# Files that wait far longer than the rest (test_reactive_default_interval.py: ~21 minutes of the starter
-# example's own minPodMetricsAge, twice). `make e2e` runs `-n 3 --dist loadfile`, and xdist's LoadScopeScheduling
-# builds its work queue of files in collection order and hands the first file to the first worker at once. So
-# these go to the front of the collection: a long file then starts at the beginning on one worker while the
-# others work through the rest, instead of starting late and outlasting the whole suite. Every worker collects
-# the same items, and this hook reorders them the same way on each, so xdist's "same collection" check holds.
-LONG_FILES_FIRST = ("test_reactive_default_interval.py",)
+# Seconds of test time per file in a clean-clone CI run on 2 cores (2026-12-07, `make e2e` at -n 3; JUnit times in
+# build/e2e-junit.xml), for every file over two minutes. `make e2e` runs `--dist loadfile`: xdist queues whole files
+# in collection order, hands the first `workers` files out one per worker, and then gives each worker holding at
+# most two pending tests one more file at once. So this hook orders the collection longest first (a long file that
+# starts late outlasts the suite) and puts a light file in the slot that lands behind the ~22-minute
+# default-interval file on the first worker. Every worker collects and reorders the same items the same way, so
+# xdist's "same collection" check holds. Files not listed keep their collection order after the listed ones.
+FILE_SECONDS = {
+    "test_reactive_default_interval.py": 1326, "test_actuation.py": 627, "test_availability.py": 324,
+    "test_chaos.py": 267, "test_reactive.py": 265, "test_actuation_restart.py": 233, "test_demo.py": 220,
+    "test_consolidation.py": 181, "test_idle_gaps.py": 178, "test_admission.py": 166, "test_report.py": 126,
+    "test_consolidation_models.py": 125, "test_proactive_history.py": 121,
+}
 
 
 def pytest_collection_modifyitems(session, config, items):
-    first = [i for i in items if i.path.name in LONG_FILES_FIRST]
-    if first:
-        items[:] = first + [i for i in items if i.path.name not in LONG_FILES_FIRST]
+    files = list(dict.fromkeys(i.path.name for i in items))
+    if len(files) < 2:
+        return
+    order = sorted(files, key=lambda f: -FILE_SECONDS.get(f, 0))  # stable: unlisted files keep their order
+    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+    if FILE_SECONDS.get(order[0], 0) > 0 and 1 < workers < len(order):
+        order.insert(workers, order.pop())  # behind the longest one: the last file, a light one (unlisted)
+    rank = {f: i for i, f in enumerate(order)}
+    items.sort(key=lambda i: rank[i.path.name])  # stable: tests keep their order within a file
