@@ -222,7 +222,12 @@ def test_starter_example_ends_valid_resolved_ready(env):  # OBS-1, API-1 observe
             assert all(c["observedGeneration"] == gen for c in obj["status"]["conditions"]), obj["status"]
         policy = get_obj(sim, "clustergpureactivepolicies", "kai-gpu-sharing-reactive")
         assert policy["status"]["matchedWorkloads"] == 0  # Resolved also when no workload matches
-        assert policy["status"]["lastEvaluationTime"].endswith("Z")
+        # REA-1: the time of the last reactive cycle's start, written by that cycle (not by the status controller,
+        # for a valid reactive policy): the first cycle after the policy appeared may come up to one default 1m
+        # interval after Ready=True, so it is waited for rather than read at once (a race CI lost at -n 4).
+        stamped = wait_for(lambda: get_obj(sim, "clustergpureactivepolicies", "kai-gpu-sharing-reactive")["status"]
+                           .get("lastEvaluationTime"), timeout=60 + HANG, what="the first reactive cycle's time")
+        assert stamped.endswith("Z"), stamped
         # An edit is a new generation; the status follows it.
         sim.kubectl("patch", "clusterproactivepolicy", "kai-gpu-sharing-baseline", "--type=merge",
                     "-p", '{"spec":{"weight":3}}')
