@@ -41,7 +41,7 @@ unit:
 	$(STAGE) unit ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
 
 # Four test files at a time (pytest-xdist, one file per worker so module fixtures stay whole). Measured on 2 cores
-# (README, "CI"): at three workers the suite's 78 minutes of test time took 27 minutes of wall time with the CPU
+# (README, "What CI runs"): at three workers the suite's 78 minutes of test time took 27 minutes of wall time with the CPU
 # 77 % idle, since most of an end-to-end test waits for default intervals; the ~22-minute default-interval file
 # starts first on one worker while the others share the rest, longest first (tests/e2e/conftest.py).
 E2E_WORKERS ?= 4
