@@ -7,9 +7,10 @@
 # a GoogleTest binary of the build (e.g. build/bin/unit_sim_agent).
 # Each file runs N times, each run its own pytest process (fresh module fixtures, as in `make e2e`), W runs at a
 # time (default 2). Beside them a load lane runs the rest of the e2e suite, one file at a time, over and over,
-# until the last run ends: W + 1 test files at once, as `make e2e`'s three workers do (--no-load: no load lane).
-# Logs and JUnit files go to DIR (default a new folder under /tmp). Prints one line per test, then a table per
-# file, and exits 1 when any run failed. Needs a build (make build); KUBEX_BUILD_DIR as for make e2e.
+# until the last run ends: W + 1 test files at once (`make e2e` runs four; --workers 3 for the same; --no-load: no
+# load lane). Logs and JUnit files go to DIR (default a new folder under /tmp). Prints one line per run as it ends,
+# then one line per test (runs, failures), and exits 1 when any run failed. Needs a build (make build);
+# KUBEX_BUILD_DIR as for make e2e.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ while (($#)); do
     --workers) workers=${2:?--workers needs a number}; shift 2 ;;
     --no-load) load=0; shift ;;
     --out) out=${2:?--out needs a folder}; shift 2 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     -*) echo "stress-e2e: unknown option $1" >&2; exit 2 ;;
     *) files+=("$1"); shift ;;
   esac
