@@ -531,8 +531,12 @@ def strategy_spec(cluster):
                 "KAI burst limit (KAI-2, KAI >= 0.18.2 with `gpuSharingMode: NvFractions` only): besides the "
                 "`gpu-fraction` request, pods get `gpu-fraction.limit` = min(ceiling, max(request + 0.01, peak x (1 + "
                 "headroomPercent/100))), the peak being the container's desired `limits.gpu` (a StaticPolicy's "
-                "`limits.gpu`, or the recommenders' observed memory peak).", {
-                    "enabled": boolean("Write `gpu-fraction.limit` on fraction pods. Default: `false`.", False),
+                "`limits.gpu`, or the recommenders' observed memory peak); with no peak, the pod's original "
+                "allocation when the fraction is below it (KAI-2a).", {
+                    "enabled": boolean("Write `gpu-fraction.limit` on fraction pods. Unset: enabled under "
+                                       "`NvFractions` (KAI-2a: a fraction without a limit is a hard memory cap "
+                                       "there); `false` makes every kubex-written fraction a hard cap and is "
+                                       "warned about."),
                     "headroomPercent": int32("Percent added to the peak, 0-1000. Default: `50`.", 50, 0, 1000),
                     "ceiling": dict(quantity("Highest limit written, in GPUs; > 0 and <= 1. Default: `\"1\"`."),
                                     default="1"),

@@ -107,7 +107,7 @@ void strategy(Catalogue& c) {
   c.object("spec.kai.vllm");
   c.integer("spec.kai.vllm.gpuMemoryUtilizationBufferPercent", 0);
   c.object("spec.kai.fractionLimit");
-  c.boolean("spec.kai.fractionLimit.enabled", false);
+  c.boolean("spec.kai.fractionLimit.enabled");  // KAI-2a: unset = on under NvFractions
   c.integer("spec.kai.fractionLimit.headroomPercent", 50);
   c.add("spec.kai.fractionLimit.ceiling", "int-or-string", "\"1\"");
   c.object("spec.inPlaceResize", true);

@@ -97,7 +97,9 @@ struct StrategySpec {
   bool has_vllm = false;  // spec.kai.vllm present: turns on the VLM rules
   std::int32_t vllm_buffer_percent = 0;
   // spec.kai.fractionLimit (KAI-2): the burst limit of a fraction under NvFractions.
-  bool fraction_limit_enabled = false;
+  // KAI-2a: on unless the strategy sets spec.kai.fractionLimit.enabled: false (then every kubex-written
+  // fraction under NvFractions is a hard memory cap, and the strategy is warned about it).
+  bool fraction_limit_enabled = true;
   std::int32_t fraction_limit_headroom_percent = 50;
   std::optional<Quantity> fraction_limit_ceiling;  // absent: 1
   bool in_place_resize_enabled = true, in_place_container_restart = false;

@@ -22,6 +22,10 @@ struct ValidationContext {
   std::optional<std::string> gpu_sharing_mode;
 };
 
+// KAI-2a's VAL-2 warning: a strategy that turns the burst limit off while the cluster's mode is NvFractions.
+inline constexpr const char* kFractionLimitOffWarning =
+    "spec.kai.fractionLimit.enabled: false: under NvFractions every fraction kubex writes is a hard memory cap";
+
 struct ValidationReport {
   common::Errors errors;              // "<json path>: <message>", in document order
   std::vector<std::string> warnings;  // VAL-2

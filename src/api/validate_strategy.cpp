@@ -222,6 +222,9 @@ void validate_strategy_spec(Checker& c, const json& spec, const ValidationContex
         c.error(lp + ".ceiling", "must be > 0 and <= 1");
       }
       if (enabled && *enabled) warn_unless_nv_fractions(c, ctx, lp + ".enabled");
+      if (enabled && !*enabled && ctx.gpu_sharing_mode && *ctx.gpu_sharing_mode == kSharingNvFractions) {
+        c.warn(kFractionLimitOffWarning);  // KAI-2a
+      }
     }
   }
 

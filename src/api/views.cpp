@@ -1,6 +1,7 @@
 #include "api/views.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "common/label_selector.h"
@@ -124,6 +125,14 @@ const OwnerRef* WorkloadView::controller() const {
   return nullptr;
 }
 
+namespace {
+// A CUDA out-of-memory exit as runtimes and frameworks word it ("CUDA out of memory", "CUDA error: out of memory").
+bool says_out_of_memory(std::string message) {
+  for (char& ch : message) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return message.find("out of memory") != std::string::npos;
+}
+}  // namespace
+
 std::shared_ptr<const PodView> project_pod(const json& pod) {
   auto p = std::make_shared<PodView>();
   common::fill_meta(*p, pod);
@@ -157,12 +166,18 @@ std::shared_ptr<const PodView> project_pod(const json& pod) {
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
     for (const auto& cs : st.value(list, json::array())) {
       if (!cs.is_object() || !cs.contains("lastState") || !cs["lastState"].is_object()) continue;
-      common::TimePoint t = ts(cs["lastState"].value("terminated", json::object()), "finishedAt");
+      const json terminated = cs["lastState"].value("terminated", json::object());
+      common::TimePoint t = ts(terminated, "finishedAt");
       if (t == common::TimePoint{}) continue;
       bool init = list[0] == 'i';
       std::string name = cs.value("name", "");
+      const int restarts = cs.value("restartCount", 0);
+      const bool oom = terminated.value("reason", "") == "OOMKilled" || says_out_of_memory(terminated.value("message", ""));
       for (auto& c : p->containers) {
-        if (c.init == init && c.name.view() == name) c.last_terminated = t;
+        if (c.init != init || c.name.view() != name) continue;
+        c.last_terminated = t;
+        c.restarts = restarts;
+        c.last_oom = oom;
       }
     }
   }

@@ -42,6 +42,8 @@ struct ContainerView {
   std::optional<std::int64_t> cpu_request_milli, cpu_limit_milli, memory_request, memory_limit;
   // status.(init)containerStatuses[].lastState.terminated.finishedAt of this container (REA-11); epoch = none.
   common::TimePoint last_terminated{};
+  int restarts = 0;       // restartCount
+  bool last_oom = false;  // lastState.terminated is OOMKilled or says "out of memory" (a CUDA OOM exit; ACT-10)
   bool is_target() const { return !init || restartable; }  // SPEC §0 target containers
 };
 

@@ -62,6 +62,7 @@ kube::ReconcileOutcome ActuationController::reconcile_workload(const std::string
   run.events = deps_.events;
   run.log = &log_;
   run.reason = act::EvictionReason::kResize;
+  run.harm_metrics = options_.metrics;
   run.evicted_event = "PolicyEvaluationEvictResize";
   run.target_text = "the GPU allocation " + (in.desired ? allocation_text(*in.desired) : std::string("none"));
   publish_gpus(key, *w, in.workload.pods);  // RPT-5

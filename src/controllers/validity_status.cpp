@@ -3,6 +3,8 @@
 #include <exception>
 
 #include "api/kubex_views.h"
+#include "api/validate.h"
+#include "kube/runtime/event_recorder.h"
 #include "controllers/status_support.h"
 #include "act/status_writer.h"
 #include "decide/status/object_status.h"
@@ -70,6 +72,24 @@ kube::ReconcileOutcome ValidityStatusController::reconcile(const std::string& ke
   }
 }
 
+// KAI-2a: a valid strategy that turns the burst limit off while the cluster runs NvFractions stays Valid, with a
+// Warning event saying that every fraction it writes is a hard memory cap (the VAL-2 warning admission gives too).
+void ValidityStatusController::warn_hard_caps(const ObjectId& id, const api::StrategyObject& strategy) {
+  if (!deps_.events || !deps_.objects || strategy.parsed.value.spec.fraction_limit_enabled) return;
+  if (!strategy.parsed.value.spec.kai_mode()) return;
+  common::ObjectPtr g = deps_.objects->object(api::Kind::kGlobalConfiguration, deps_.global_config_name);
+  const auto* global = dynamic_cast<const api::GlobalConfigObject*>(g.get());
+  if (!global || api::gpu_sharing_mode(global->parsed.value.spec) != api::kSharingNvFractions) return;
+  const api::ObjectMeta* meta = observe::meta_of(id.kind, strategy);
+  kube::ObjectReference ref;
+  ref.api_version = api::kApiVersion;
+  ref.kind = api::info(id.kind).name;
+  ref.ns = id.ns;
+  ref.name = id.name;
+  if (meta) ref.uid = meta->uid;
+  deps_.events->event(ref, kube::EventType::kWarning, "FractionLimitDisabled", api::kFractionLimitOffWarning);
+}
+
 kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::string& key) {
   auto id = parse_object_key(key);
   if (!id || !handles(id->kind)) return kube::ReconcileResult{};  // not ours: dropped
@@ -111,6 +131,7 @@ kube::ReconcileOutcome ValidityStatusController::reconcile_object(const std::str
   } else {
     change.set.push_back(to_update(decide::valid_condition(verdict)));
   }
+  if (api::is_strategy(id->kind) && verdict.valid) warn_hard_caps(*id, dynamic_cast<const api::StrategyObject&>(*obj));
   common::Duration requeue =
       verdict.valid ? common::Duration::zero() : common::Duration(decide::kInvalidRequeue);
   return write_status(*deps_.writer, deps_.events, *id, *meta, std::move(change), clock_.now(), requeue);

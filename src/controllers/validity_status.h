@@ -31,7 +31,13 @@ namespace kubex::observe {
 class KubexObjects;
 }
 
+namespace kubex::api {
+struct StrategyObject;
+}
+
 namespace kubex::controllers {
+
+struct ObjectId;
 
 struct ValidityStatusDeps {
   std::unique_ptr<act::StatusWriter> writer;
@@ -70,6 +76,7 @@ class ValidityStatusController final : public kube::Runnable,
 
  private:
   kube::ReconcileOutcome reconcile_object(const std::string& key);
+  void warn_hard_caps(const ObjectId& id, const api::StrategyObject& strategy);
 
   ValidityStatusDeps deps_;
   const common::Clock& clock_;

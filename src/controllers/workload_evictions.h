@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "decide/actuation/actuation.h"
+#include "decide/actuation/harm_guard.h"
 #include "decide/policy/match.h"
 
 namespace kubex::api {
@@ -31,6 +32,7 @@ class Catalog;
 }
 namespace kubex::kube {
 class EventRecorder;
+class Metrics;
 }
 namespace kubex::act {
 class AnnotationWriter;
@@ -54,6 +56,10 @@ struct EvictionMemory {
   std::set<std::string> pdb_blocked;
   // ACT-5: after a refused (retried) or failed eviction, no eviction before this time.
   std::optional<common::TimePoint> retry_at;
+  // ACT-10: the harm-guard floors (kept on the owner too), and whether the last pod evicted was crashing already
+  // (then its replacement's crashes are not the resize's doing).
+  decide::actuation::HarmFloors harm_floors;
+  bool predecessor_crashing = false;
   // ACT-9: the actuation-state value the owner is known to carry (read when seeded, or last written; nullopt =
   // none), so a write is not repeated while the informer has not caught up with it.
   std::optional<std::string> state_on_owner;
@@ -118,6 +124,8 @@ struct PlanRunner {
   act::EvictionReason reason = act::EvictionReason::kResize;
   // The event on an evicted pod: PolicyEvaluationEvictResize (ACT-4) or PolicyEvaluationEvictRollback (RBK-2).
   std::string evicted_event;
+  // ACT-10: kubex_resize_harm_total is counted here; null counts nothing. Set for resizes only.
+  kube::Metrics* harm_metrics = nullptr;
   // What the evicted pod's replacement will get, for event messages ("app=0.5 (fraction)", "its original form").
   std::string target_text;
 };

@@ -38,6 +38,12 @@ decide::actuation::PodFacts pod_facts(const api::PodView& p) {
   f.created = p.created;
   f.ready = p.ready;
   f.ready_since = p.ready_since;
+  f.started = p.started;
+  for (const auto& c : p.containers) {
+    if (c.last_terminated == common::TimePoint{}) continue;
+    f.last_restart = std::max(f.last_restart, c.last_terminated);
+    if (c.is_target()) f.exits.push_back({c.name.str(), c.restarts, c.last_oom, c.last_terminated});
+  }
   f.terminating = p.deleting;
   for (const auto& [k, v] : p.annotations) f.annotations[k.str()] = v.str();
   f.live = live_allocation(p);

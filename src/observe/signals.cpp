@@ -90,6 +90,7 @@ std::vector<ContainerInput> pod_containers(const api::PodView& pod) {
       in.allocation = decide::from_whole(c.gpu_request ? *c.gpu_request : *c.gpu_limit);
     }
     if (c.last_terminated != common::TimePoint{}) in.last_terminated_at = c.last_terminated;
+    in.oom_exit = c.last_oom;
     out.push_back(std::move(in));
   }
   return out;

@@ -220,14 +220,15 @@ def test_a_burst_above_the_request_is_oom_killed_and_the_request_raised(v18):  #
     sim, prom, engine = v18
     ns = "kai-loop"
     sim.kubectl("create", "namespace", ns)
-    # One T4: requests 0.3 + 0.6 fit. The burst pod gets KAI-2's limit with no peak known yet (0.3 x 1.5 = 0.45)
-    # and later uses 0.44 of the device: within its limit, above its request. With the steady pod's 0.56 (within
+    # One T4: requests 0.3 + 0.6 fit. The burst pod carries its own limit 0.45 (no peak known yet and 0.3 is its
+    # original allocation, so kubex computes none and keeps the user's: KAI-2, KAI-2a) and later uses 0.44 of the
+    # device: within its limit, above its request. With the steady pod's 0.56 (within
     # its request) the device, less its driver reserve, is over-committed: the pod above its request goes.
     steady_mib = str(int(0.56 * T4_MIB))
     burst_mib = f"steps({int(0.25 * T4_MIB)}, {int(0.44 * T4_MIB)}@40s)"
     apply(sim, kai_deployment("steady", ns, "g-node-1", "0.6", steady_mib))
     one_running(sim, ns, "steady")
-    apply(sim, kai_deployment("burst", ns, "g-node-1", "0.3", burst_mib))
+    apply(sim, kai_deployment("burst", ns, "g-node-1", "0.3", burst_mib, limit="0.45"))
     first = one_running(sim, ns, "burst")
     assert annotations(first)["gpu-fraction.limit"] == "0.45", annotations(first)
 

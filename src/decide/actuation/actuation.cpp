@@ -136,7 +136,7 @@ Plan decide(const Input& in) {
   const bool rollback = in.purpose == Purpose::kRollback;
   const bool writes = s.automation_enabled && !s.protected_namespace && !s.dry_run;  // OBS-3, ACT-8
   plan.budget = budget(s.respect_max_unavailable, w.max_unavailable, w.replicas);
-  plan.in_flight = in_flight(w.pods, w.replicas);
+  plan.in_flight = in_flight(w.pods, w.replicas, Settling{in.last_eviction, s.min_ready_duration, in.now});
   plan.guard = in.guard;
 
   // ACT-1 (RBK-2 in a rollback)
@@ -156,7 +156,9 @@ Plan decide(const Input& in) {
     std::vector<GuardPod> seen;
     for (std::size_t i = 0; i < w.pods.size(); ++i) {
       const PodFacts& p = w.pods[i];
-      if (p.controller_owned && !p.finished()) seen.push_back({p.name, p.created, candidate[i]});
+      // ACT-10: a harmed pod got the value that was desired then; it lacks the floor rightly, not for a failed webhook.
+      const bool lacks = candidate[i] && !in.harmed.count(p.name);
+      if (p.controller_owned && !p.finished()) seen.push_back({p.name, p.created, lacks});
     }
     guard = loop_guard(in.guard, guard_key(in), in.last_eviction, seen, s.resize_retry_interval, in.now);
     plan.guard = guard.state;
@@ -165,6 +167,9 @@ Plan decide(const Input& in) {
 
   common::Duration requeue = kMaxRequeue;
   if (guard.backing_off) requeue = std::min(requeue, *guard.state.until - in.now);
+  for (const PodFacts& p : w.pods) {  // ACT-3b: look again when a Ready replacement settles
+    if (auto at = settles_at(p, in.last_eviction, s.min_ready_duration, in.now)) requeue = std::min(requeue, *at - in.now);
+  }
   int chosen = 0;
   // ACT-2a: the snapshot the upsizes are fitted into; a replacement chosen here takes its room in it.
   std::optional<packing::Pool> pool = rollback ? std::nullopt : in.pool;
@@ -179,6 +184,12 @@ Plan decide(const Input& in) {
       const std::optional<Allocation>& desired = desired_for(p, in.desired);
       pp.pdb_key = pdb_key(p.uid, rollback ? kRollbackKey : desired_key(*desired));
       pp.failed = preconditions(p, w, s, in.now);
+      if (in.harmed.count(p.name)) {  // ACT-10 (3): a harmed pod serves nothing; its readiness does not matter
+        std::erase_if(pp.failed, [](const Check& c) {
+          return c.name == check::kMinReadyDurationNotMet || c.name == check::kOwnerPodsNotReady;
+        });
+      }
+      if (in.harm_found_now) pp.failed.push_back({check::kResizeHarmedWorkload, ""});  // ACT-10 (1)
       if (in.pdb_blocked.count(pp.pdb_key)) {  // ACT-5: no retry until the value or the pod changes
         pp.failed.push_back({check::kPdbBlocked, reason::kPdbBlocked});
         plan.pdb_blocked.insert(pp.pdb_key);
@@ -196,7 +207,12 @@ Plan decide(const Input& in) {
           mine.insert(note);
         }
       }
-      if (pp.failed.empty() && !within_budget(plan.in_flight + chosen, plan.budget)) {
+      // ACT-3; a harmed pod that is not available already counts as in flight: evicting it takes nothing away.
+      const int own = in.harmed.count(p.name) && (!p.ready || p.terminating ||
+                                                  unsettled_replacement(p, in.last_eviction, s.min_ready_duration, in.now))
+                          ? 1
+                          : 0;
+      if (pp.failed.empty() && !within_budget(plan.in_flight - own + chosen, plan.budget)) {
         pp.failed.push_back({check::kMaxUnavailableExceeded, ""});  // ACT-3
       }
       if (pp.failed.empty() && pool && upsize(*desired, p.live)) {  // ACT-2a

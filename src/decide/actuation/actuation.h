@@ -56,6 +56,7 @@ inline constexpr const char* kMaxUnavailableExceeded = "max-unavailable-exceeded
 inline constexpr const char* kPdbBlocked = "pdb-blocked";
 inline constexpr const char* kReplacementNotMutated = "replacement-not-mutated";
 inline constexpr const char* kReplacementDoesNotFit = "replacement-does-not-fit";  // ACT-2a
+inline constexpr const char* kResizeHarmedWorkload = "resize-harmed-workload";  // ACT-10 (1): our name
 inline constexpr const char* kEvictionFailed =
     "eviction-failed";  // our name: an answer other than 2xx/404/429
 }  // namespace check
@@ -100,6 +101,18 @@ struct PodFacts {
   common::TimePoint created{};
   bool ready = false;
   common::TimePoint ready_since{};  // lastTransitionTime of Ready=True
+  // ACT-3b, ACT-10: when a container of the pod last terminated (lastState.terminated.finishedAt; epoch = never),
+  // and the target containers' restarts and exits.
+  common::TimePoint last_restart{};
+  common::TimePoint started{};  // status.startTime (epoch = not started)
+  struct ContainerExit {
+    std::string name;
+    int restarts = 0;
+    bool oom = false;  // lastState.terminated is an out-of-memory exit (OOMKilled, or a CUDA out-of-memory message)
+    common::TimePoint last_terminated{};
+    friend bool operator==(const ContainerExit&, const ContainerExit&) = default;
+  };
+  std::vector<ContainerExit> exits;  // target containers that restarted at least once
   bool terminating = false;         // metadata.deletionTimestamp set
   // The pod's annotations kubex reads: pause-until, automation-constraints, pod-rightsizing-info.
   AnnotationMap annotations;
@@ -160,6 +173,11 @@ struct Input {
   // controller fills it whenever needs_pool() says an upsize is possible; an upsize is gated only when it is set.
   std::optional<packing::Pool> pool;
   packing::MemoryReserve reserve;
+  // ACT-10: the pods a downsize harmed (harm_guard.h find_harm). They serve nothing, so their eviction waits for
+  // no readiness (ACT-3 still counts it); `harm_found_now`: the harm is new this reconcile, its floor is not on the
+  // owner yet, and nothing is evicted until it is.
+  std::set<std::string> harmed;
+  bool harm_found_now = false;
   common::TimePoint now;
 };
 

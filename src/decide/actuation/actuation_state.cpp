@@ -54,6 +54,17 @@ common::Result<ActuationState> parse_actuation_state(std::string_view text) {
       s.guard.reacted_to = time_of(g, "reactedTo");
     }
   }
+  if (auto it = doc.find("harmGuard"); it != doc.end() && it->is_object()) {
+    for (const auto& [container, f] : it->items()) {
+      if (!f.is_object()) continue;
+      const json floor = f.value("floor", json());
+      auto until = time_of(f, "until");
+      if (!floor.is_string() || !until) continue;
+      auto v = parse_decimal(floor.get<std::string>());
+      if (!v || *v <= 0) continue;
+      s.harm_floors[container] = HarmFloor{round_up(*v), ceil_seconds(*until)};
+    }
+  }
   return s;
 }
 
@@ -73,6 +84,13 @@ std::string format_actuation_state(const ActuationState& s) {
     if (s.guard.reacted_to) g["reactedTo"] = common::format_rfc3339(floor_seconds(*s.guard.reacted_to));
     doc["loopGuard"] = std::move(g);
   }
+  if (!s.harm_floors.empty()) {
+    json h = json::object();
+    for (const auto& [container, f] : s.harm_floors) {
+      h[container] = {{"floor", format_gpu(f.floor)}, {"until", common::format_rfc3339(ceil_seconds(f.until))}};
+    }
+    doc["harmGuard"] = std::move(h);
+  }
   return doc.dump();  // nlohmann's objects keep their keys sorted
 }
 
@@ -90,8 +108,10 @@ ActuationState read_actuation_state(const std::optional<std::string>& text, cons
   return s;
 }
 
-ActuationState actuation_state_of(const std::set<std::string>& pdb_keys, const GuardState& guard) {
+ActuationState actuation_state_of(const std::set<std::string>& pdb_keys, const GuardState& guard,
+                                  const HarmFloors& harm_floors) {
   ActuationState s;
+  s.harm_floors = harm_floors;
   for (const std::string& key : pdb_keys) {
     const auto bar = key.find('|');
     if (bar == std::string::npos || bar == 0) continue;

@@ -3,12 +3,13 @@
 // sorted keys (as rollback-state):
 //
 //   {"loopGuard":{"desired":"app=0.5f","k":2,"reactedTo":"<RFC3339>","until":"<RFC3339>"},
+//    "harmGuard":{"<container>":{"floor":"1","until":"<RFC3339>"}},
 //    "pdbBlocked":{"<pod uid>":"<desired_key() the refusal was for, or rollback>"}}
 //
 // `pdbBlocked` holds the pods refused by a PodDisruptionBudget with retryPodDisruptionBudget off (ACT-5: no retry
 // until the desired value or the pod changes); `loopGuard` the ACT-7 back-off once it has set off at least once
 // (k ≥ 1): the desired value it belongs to, the next step k, the eviction whose unmutated replacement set it off
-// and the time evictions wait until. Either part is left out when empty; an empty state is no annotation. Pure.
+// and the time evictions wait until; `harmGuard` the ACT-10 floors (harm_guard.h). Any part is left out when empty; an empty state is no annotation. Pure.
 #pragma once
 
 #include <map>
@@ -20,13 +21,15 @@
 
 #include "common/result.h"
 #include "decide/actuation/actuation.h"
+#include "decide/actuation/harm_guard.h"
 
 namespace kubex::decide::actuation {
 
 struct ActuationState {
   std::map<std::string, std::string> pdb_blocked;  // pod uid -> desired_key() ("rollback" in a rollback)
   GuardState guard;                                // kept only with step ≥ 1
-  bool empty() const { return pdb_blocked.empty() && guard.step < 1; }
+  HarmFloors harm_floors;                          // ACT-10 harm-guard floors, until they expire
+  bool empty() const { return pdb_blocked.empty() && guard.step < 1 && harm_floors.empty(); }
   friend bool operator==(const ActuationState&, const ActuationState&) = default;
 };
 
@@ -43,7 +46,8 @@ std::string format_actuation_state(const ActuationState& s);
 ActuationState read_actuation_state(const std::optional<std::string>& text, const std::vector<std::string>& pod_uids);
 
 // From and to the memory decide() works with: Input::pdb_blocked / Plan::pdb_blocked hold pdb_key()s.
-ActuationState actuation_state_of(const std::set<std::string>& pdb_keys, const GuardState& guard);
+ActuationState actuation_state_of(const std::set<std::string>& pdb_keys, const GuardState& guard,
+                                  const HarmFloors& harm_floors = {});
 std::set<std::string> pdb_keys_of(const ActuationState& s);
 
 // The owner write that keeps `next` when the owner carries `current`: nullopt when nothing changes, else the

@@ -42,12 +42,30 @@ int in_flight(const std::vector<PodFacts>& pods) {
   }));
 }
 
-int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas) {
-  const int unready = in_flight(pods);
+bool unsettled_replacement(const PodFacts& p, std::optional<common::TimePoint> last_eviction, common::Duration min_ready,
+                           common::TimePoint now) {
+  if (!last_eviction || p.created <= *last_eviction || p.finished()) return false;
+  if (!p.ready) return true;
+  const common::TimePoint since = std::max(p.ready_since, p.last_restart);
+  return now - since < min_ready;
+}
+
+std::optional<common::TimePoint> settles_at(const PodFacts& p, std::optional<common::TimePoint> last_eviction,
+                                            common::Duration min_ready, common::TimePoint now) {
+  if (!p.ready || p.terminating || !unsettled_replacement(p, last_eviction, min_ready, now)) return std::nullopt;
+  return std::max(p.ready_since, p.last_restart) + min_ready;
+}
+
+int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas, const Settling& settling) {
+  auto moving = [&](const PodFacts& p) {
+    return !p.finished() &&
+           (!p.ready || p.terminating ||
+            unsettled_replacement(p, settling.last_eviction, settling.min_ready, settling.now));
+  };
+  const int unready = static_cast<int>(std::count_if(pods.begin(), pods.end(), moving));
   if (!replicas) return unready;
-  const auto available = std::count_if(pods.begin(), pods.end(), [](const PodFacts& p) {
-    return !p.finished() && p.ready && !p.terminating;
-  });
+  const auto available =
+      std::count_if(pods.begin(), pods.end(), [&](const PodFacts& p) { return !p.finished() && !moving(p); });
   const std::int64_t missing = std::clamp<std::int64_t>(*replicas, 0, 1'000'000'000) - available;
   return std::max<int>(unready, static_cast<int>(std::max<std::int64_t>(0, missing)));
 }

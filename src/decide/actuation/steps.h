@@ -60,11 +60,25 @@ bool never_evicted(std::string_view owner_kind);
 int budget(bool respect_max_unavailable, std::string_view max_unavailable,
            std::optional<std::int64_t> replicas);
 
-// ACT-3: the unfinished pods that are not Ready or are terminating; with spec.replicas, at least the replicas that
-// are not Ready-and-staying, counting those with no pod yet (an evicted pod is gone and its ReplicaSet has not
-// created the replacement).
-int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas);
-// The pods alone (no spec.replicas).
+// ACT-3b: a replacement (created after the workload's last eviction) that is not settled yet: not Ready, or Ready
+// for less than `min_ready`, or a container of it restarted less than `min_ready` ago. A crash-looping container
+// that is briefly Ready between restarts stays unsettled.
+bool unsettled_replacement(const PodFacts& p, std::optional<common::TimePoint> last_eviction, common::Duration min_ready,
+                           common::TimePoint now);
+// When an unsettled replacement that is Ready now settles (nullopt: it is not Ready, or it is settled).
+std::optional<common::TimePoint> settles_at(const PodFacts& p, std::optional<common::TimePoint> last_eviction,
+                                            common::Duration min_ready, common::TimePoint now);
+
+// ACT-3: the unfinished pods that are not Ready, are terminating or are unsettled replacements (ACT-3b); with
+// spec.replicas, at least the replicas that are not Ready-and-staying, counting those with no pod yet (an evicted
+// pod is gone and its ReplicaSet has not created the replacement).
+struct Settling {
+  std::optional<common::TimePoint> last_eviction;
+  common::Duration min_ready{};
+  common::TimePoint now{};
+};
+int in_flight(const std::vector<PodFacts>& pods, std::optional<std::int64_t> replicas, const Settling& settling);
+// The pods alone (no spec.replicas, no ACT-3b).
 int in_flight(const std::vector<PodFacts>& pods);
 
 // Indexes of `pods` in eviction order: Ready pods first, oldest ready_since first, then by name; pods that

@@ -36,6 +36,7 @@ inline constexpr const char* kKaiFractionRequiresRestart = "kai-fraction-require
 inline constexpr const char* kReplacementNotMutated = "replacement-not-mutated";
 inline constexpr const char* kWebhookUnhealthy = "webhook-unhealthy";
 inline constexpr const char* kReplacementDoesNotFit = "replacement-does-not-fit";
+inline constexpr const char* kHarmGuard = "harm-guard";  // ACT-10: raised to the floor a harmful downsize left
 }  // namespace reason
 
 // One target: empty fields are left out of the JSON.

@@ -15,6 +15,7 @@ struct Survivor {
   Hundredths desired = 0, applied = 0;
   Direction direction = Direction::kNone;
   std::size_t policy = 0;
+  bool harm_guard = false;  // ACT-10: raised to the container's floor
 };
 
 Change gpu_change(const ContainerResources& c, const Survivor& s, const policy::Match& match) {
@@ -25,7 +26,7 @@ Change gpu_change(const ContainerResources& c, const Survivor& s, const policy::
   ch.from = c.current_gpu ? format_gpu(*c.current_gpu) : kUnspecified;
   ch.to = format_gpu(s.applied);
   ch.desired = format_gpu(s.desired);
-  ch.source = match.policies[s.policy].ref;
+  ch.source = s.harm_guard ? std::string(reason::kHarmGuard) : match.policies[s.policy].ref;
   return ch;
 }
 
@@ -55,15 +56,16 @@ void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::D
   std::optional<Hundredths> lim;
   // The policy a limit change is recorded under: the limits.gpu provider, else the governing policy.
   std::optional<std::size_t> provider = desired.governing;
+  std::optional<Hundredths> peak;
   if (applies) {
-    std::optional<Hundredths> peak;
     if (g < desired.containers.size()) {
       if (const auto& v = desired.containers[g].at(Slot::kLimitsGpu)) {
         peak = v->gpu;
         provider = v->policy;
       }
     }
-    lim = burst_limit(f, peak, governing.fraction_limit_headroom_percent, fraction_limit_ceiling(governing));
+    lim = burst_limit(f, peak, governing.fraction_limit_headroom_percent, fraction_limit_ceiling(governing),
+                      pod.original_gpu(c));
   }
   auto source = [&] { return provider ? match.policies[*provider].ref : std::string(); };
   if (lim) {
@@ -77,7 +79,7 @@ void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::D
     if (pod.fraction_limit_removed && !applies) plan.reasons.add(reason::kFractionLimitRemoved, limit_target(c.name));
     return;
   }
-  if (applies) {  // KAI-2: no limit above the fraction, so none at all
+  if (applies && peak) {  // KAI-2: the peak leaves no limit above the fraction, so none at all
     plan.limit_action = LimitAction::kRemove;
     plan.changes.push_back(limit_change(c, pod, kUnspecified, source()));
   } else if (!pod.fraction_limit || *pod.fraction_limit <= f) {
@@ -103,7 +105,8 @@ const char* mode_name(Mode m) {
 }
 
 GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const policy::Match& match,
-                 const api::StrategySpec& governing, std::string_view sharing_mode) {
+                 const api::StrategySpec& governing, std::string_view sharing_mode,
+                 const std::map<std::string, Hundredths>& floors) {
   GpuPlan plan;
   const bool kai = governing.kai_mode();
   // KAI-1: a cluster without GPU sharing takes no fraction; values below 1 become whole GPUs.
@@ -137,6 +140,12 @@ GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const 
         break;
       case Clamp::kNone:
         break;
+    }
+    // ACT-10: a container a downsize harmed keeps at least what it had before.
+    if (auto f = floors.find(c.name); f != floors.end() && s.desired < f->second) {
+      s.desired = f->second;
+      s.harm_guard = true;
+      plan.reasons.add(reason::kHarmGuard, gpu_target(c.name));
     }
     // ADM-8.
     s.applied = kai && sharing && s.desired < kOneGpu ? s.desired : from_whole(whole_gpus(s.desired));

@@ -4,6 +4,8 @@
 // pod_mutation.h turns the plan into JSON changes and adds ADM-13 extras when `kai_mutated`.
 #pragma once
 
+#include <map>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -57,7 +59,10 @@ struct GpuPlan {
 
 // `governing` is the SEL-9 governing strategy; `mode` follows its overrideScheduler. `sharing_mode` is the
 // cluster's KAI mode (api::gpu_sharing_mode, KAI-1).
+// `floors`: ACT-10 harm-guard floors by container (actuation-state): a desired requests.gpu below its floor is
+// raised to it, with source `harm-guard` and constraint reason `harm-guard`.
 GpuPlan plan_gpu(const PodResources& pod, const policy::Desired& desired, const policy::Match& match,
-                 const api::StrategySpec& governing, std::string_view sharing_mode = api::kSharingNonMemoryEnforced);
+                 const api::StrategySpec& governing, std::string_view sharing_mode = api::kSharingNonMemoryEnforced,
+                 const std::map<std::string, Hundredths>& floors = {});
 
 }  // namespace kubex::decide

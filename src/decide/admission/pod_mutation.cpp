@@ -6,6 +6,7 @@
 
 #include "api/keys.h"
 #include "common/json_diff.h"
+#include "decide/actuation/harm_guard.h"
 #include "decide/admission/exits.h"
 #include "decide/admission/gpu_plan.h"
 #include "decide/admission/pause.h"
@@ -243,6 +244,17 @@ class Decider {
                   std::string_view sharing_mode);
   void mirror(const policy::Match& match, const policy::Desired& desired,
               const std::vector<policy::TargetContainer>& targets);
+  // ACT-10: the harm-guard floors the owner's actuation-state holds for the pod's containers.
+  std::map<std::string, Hundredths> harm_floors(const PodResources& resources) const {
+    std::map<std::string, Hundredths> out;
+    if (!in_.workload) return out;
+    auto it = in_.workload->annotations.find(keys::kActuationState);
+    if (it == in_.workload->annotations.end()) return out;
+    for (const auto& c : resources.targets) {
+      if (auto f = actuation::floor_of(it->second, c.name, in_.now)) out.emplace(c.name, *f);
+    }
+    return out;
+  }
 
   const AdmissionInput& in_;
   const api::GlobalConfigSpec kDefaultGlobal_{};
@@ -441,7 +453,7 @@ AdmissionDecision Decider::run() {
   // ADM-5..9, 11, 12.
   const std::string_view sharing_mode = api::gpu_sharing_mode(global);
   if (strategy.kai_mode()) out_.summary.kai_mode = api::canonical_sharing_mode(sharing_mode);
-  const GpuPlan gpu = plan_gpu(resources, desired, match, strategy, sharing_mode);
+  const GpuPlan gpu = plan_gpu(resources, desired, match, strategy, sharing_mode, harm_floors(resources));
   out_.constraints.merge(gpu.reasons);
   switch (gpu.action) {
     case GpuAction::kSetFraction: {

@@ -98,6 +98,11 @@ std::optional<std::size_t> PodResources::find(const std::string& name) const {
   return std::nullopt;
 }
 
+std::optional<Hundredths> PodResources::original_gpu(const ContainerResources& c) const {
+  if (auto it = gpu_before.find(c.name); it != gpu_before.end()) return it->second;
+  return c.current_gpu;
+}
+
 std::vector<policy::TargetContainer> PodResources::target_containers() const {
   std::vector<policy::TargetContainer> out;
   out.reserve(targets.size());
@@ -140,16 +145,20 @@ PodResources read_pod_resources(const nlohmann::json& pod) {
     r.fraction_limit_text = *l;
     if (auto v = parse_decimal(*l); v && *v > 0 && *v <= 1) r.fraction_limit = round_up(*v);
   }
-  if (!r.has_fraction_limit) {
-    const json& info = member(annotations, api::keys::kPodRightsizingInfo);
-    if (info.is_string() && info.get_ref<const std::string&>().find("gpu-limit") != std::string::npos) {
-      const json doc = json::parse(info.get_ref<const std::string&>(), nullptr, false);
-      if (doc.is_object() && doc.contains("containers") && doc["containers"].is_object()) {
-        for (const auto& [name, entry] : doc["containers"].items()) {
-          if (!entry.is_object() || !entry.contains("gpu-limit") || !entry["gpu-limit"].is_object()) continue;
-          const json& l = entry["gpu-limit"];
-          r.fraction_limit_removed |= l.value("to", "") == kUnspecified && l.value("from", "") != kUnspecified;
+  // ADM-16: what kubex recorded on an earlier pass (the GPU each container had before kubex, KAI-2a) and whether
+  // it removed this pod's gpu-fraction.limit (KAI-2).
+  const json& info = member(annotations, api::keys::kPodRightsizingInfo);
+  if (info.is_string()) {
+    const json doc = json::parse(info.get_ref<const std::string&>(), nullptr, false);
+    if (doc.is_object() && doc.contains("containers") && doc["containers"].is_object()) {
+      for (const auto& [name, entry] : doc["containers"].items()) {
+        if (!entry.is_object()) continue;
+        if (entry.contains("gpu") && entry["gpu"].is_object()) {
+          if (auto v = parse_decimal(entry["gpu"].value("from", "")); v && *v > 0) r.gpu_before[name] = round_up(*v);
         }
+        if (r.has_fraction_limit || !entry.contains("gpu-limit") || !entry["gpu-limit"].is_object()) continue;
+        const json& l = entry["gpu-limit"];
+        r.fraction_limit_removed |= l.value("to", "") == kUnspecified && l.value("from", "") != kUnspecified;
       }
     }
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
@@ -45,6 +46,8 @@ struct PodResources {
   // pod-rightsizing-info records that kubex removed this pod's gpu-fraction.limit (KAI-2): a later pass
   // records fraction-limit-removed again, so that early + late give the same pod as one pass (ADM-2).
   bool fraction_limit_removed = false;
+  // pod-rightsizing-info's gpu `from` per container: the GPU it had before kubex changed it on an earlier pass.
+  std::map<std::string, Hundredths> gpu_before;
   // ADM-12: the container named by gpu-fraction-container-name, else spec.containers[0].
   std::string fraction_container;
   bool any_container_gpu = false;  // some container (of any list) has nvidia.com/gpu in requests or limits
@@ -55,6 +58,9 @@ struct PodResources {
   std::string unsupported;
 
   std::optional<std::size_t> find(const std::string& name) const;
+  // KAI-2a: the container's allocation before kubex (RBK-1 `original`): what an earlier pass recorded in
+  // pod-rightsizing-info, else what the pod (or template: kubex never changes templates) asks for.
+  std::optional<Hundredths> original_gpu(const ContainerResources& c) const;
   // The targets as precedence sees them (SEL-8 needs the allocations).
   std::vector<policy::TargetContainer> target_containers() const;
 };

@@ -44,6 +44,7 @@ struct ContainerInput {
   Hundredths allocation = 0;  // a_c (SPEC §0 current GPU value); 0 = not included (REA-2)
   Samples samples;
   std::optional<common::TimePoint> last_terminated_at;  // lastState.terminated.finishedAt (REA-11)
+  bool oom_exit = false;  // that termination was an out-of-memory exit (OOMKilled or a CUDA OOM message; REA-11)
 };
 
 // An ELIGIBLE pod; containers = its target containers in pod order.

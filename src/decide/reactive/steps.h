@@ -81,6 +81,9 @@ std::optional<Candidate> scale_back(const std::vector<PodUsage>& pods, const api
 // REA-11: an included container restarted inside the memory upsize window [now − W, now] and its memory usage
 // (REA-4, from the memory upsize sample) is ≥ 90 % of its a_c.
 bool memory_saturated(const PodInput& pod, const api::SignalConfig& memory, common::TimePoint now);
+// REA-11 (with ACT-10): an included container's out-of-memory exit inside the memory upsize window, with no memory
+// sample for it: the process died before any scrape, so the exit itself is the evidence.
+bool out_of_memory_before_samples(const PodInput& pod, const api::SignalConfig& memory, common::TimePoint now);
 
 // REA-11: among the memory-saturated pods, sel = the highest U_p of the memory upsize query (ties by name);
 // T = A_sel × maxPercent/100, counts only when > A_sel. `memory_upsize` is usage(pods, kMemoryUpsize, …).

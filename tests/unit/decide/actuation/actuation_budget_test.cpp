@@ -64,11 +64,55 @@ TEST(ActuationInFlight, Table) {
 TEST(ActuationInFlight, AReplicaWithNoPodYetIsInFlight) {  // ACT-3
   const PodFacts ready = pod("a", {});
   // The evicted pod is gone and the ReplicaSet has not created its replacement yet: 3 of 4 replicas exist.
-  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {})}, 4), 1);
-  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {}), pod("d", {})}, 4), 0);
-  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, 4), 3);  // two missing, one not Ready
-  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, std::nullopt), 1);  // no spec.replicas: the pods alone
-  EXPECT_EQ(in_flight({ready, pod("b", {})}, 1), 0);  // more pods than replicas (a scale-in under way)
+  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {})}, 4, {}), 1);
+  EXPECT_EQ(in_flight({ready, pod("b", {}), pod("c", {}), pod("d", {})}, 4, {}), 0);
+  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, 4, {}), 3);  // two missing, one not Ready
+  EXPECT_EQ(in_flight({ready, not_ready(pod("b", {}))}, std::nullopt, {}), 1);  // no spec.replicas: the pods alone
+  EXPECT_EQ(in_flight({ready, pod("b", {})}, 1, {}), 0);  // more pods than replicas (a scale-in under way)
+}
+
+// ACT-3b: a replacement (created after the last eviction) counts as in flight until it has been Ready for
+// minReadyDuration with no container restart in that time; pods from before the eviction count as ACT-3 says.
+TEST(ActuationInFlight, AReplacementCountsUntilItIsStable) {
+  const common::TimePoint evicted = kNow - 5min;
+  const Settling settling{evicted, 10s, kNow};
+  PodFacts old = pod("a", {}, 2h);
+  PodFacts settled = pod("r", {}, 4min);  // Ready since 4 min, no restart
+  PodFacts fresh = pod("r", {}, 4min);
+  fresh.ready_since = kNow - 5s;  // Ready for 5 s only
+  PodFacts restarted = pod("r", {}, 4min);
+  restarted.last_restart = kNow - 3s;  // Ready all along, by its condition, but a container restarted 3 s ago
+  PodFacts looping = pod("r", {}, 4min);  // between two crash-loop restarts: Ready again for 2 s
+  looping.ready_since = kNow - 2s;
+  looping.last_restart = kNow - 2s;
+  EXPECT_EQ(in_flight({old, settled}, 2, settling), 0);
+  EXPECT_EQ(in_flight({old, fresh}, 2, settling), 1);
+  EXPECT_EQ(in_flight({old, restarted}, 2, settling), 1);
+  EXPECT_EQ(in_flight({old, looping}, 2, settling), 1);
+  EXPECT_EQ(in_flight({old, looping}, 2, Settling{std::nullopt, 10s, kNow}), 0);  // no eviction: plain ACT-3
+  PodFacts young_old = pod("a", {}, 6min);
+  young_old.ready_since = kNow - 1s;  // created before the eviction: not a replacement
+  EXPECT_EQ(in_flight({young_old, settled}, 2, settling), 0);
+}
+
+// ACT-3b in decide(): the crash-looping replacement of the first evicted pod, Ready for an instant between two
+// restarts, never lets the next replica go; once it has been stable for minReadyDuration the next one goes, and the
+// decision asks to look again when it settles.
+TEST(ActuationBudget, ACrashLoopingReplacementHoldsTheNextEviction) {
+  Input in = starter({pod("b", one(frac("app", 25)), 2h), pod("c", one(frac("app", 25)), 1h)});
+  in.workload.replicas = 3;
+  in.last_eviction = kNow - 60s;
+  PodFacts r = pod("r", one(frac("app", 50)), 50s);
+  r.ready_since = kNow - 1s;  // Ready again after its first restart
+  r.last_restart = kNow - 1s;
+  in.workload.pods.push_back(r);
+  Plan plan = decide(in);
+  EXPECT_TRUE(plan.evict.empty());
+  EXPECT_EQ(names(find(plan, "b")->failed), (std::vector<std::string>{"max-unavailable-exceeded"}));
+  EXPECT_LE(plan.requeue_after, in.settings.min_ready_duration);
+  in.workload.pods.back().ready_since = kNow - 20s;
+  in.workload.pods.back().last_restart = kNow - 20s;
+  EXPECT_EQ(decide(in).evict, (std::vector<std::string>{"b"}));
 }
 
 TEST(ActuationOrder, OldestReadyFirstThenName) {

@@ -99,7 +99,9 @@ TEST(ActuationProperty, SeededRandomWorkloads) {
     ASSERT_EQ(plan.budget,
               budget(in.settings.respect_max_unavailable, in.workload.max_unavailable, in.workload.replicas))
         << at;
-    ASSERT_EQ(plan.in_flight, in_flight(in.workload.pods, in.workload.replicas)) << at;
+    ASSERT_EQ(plan.in_flight, in_flight(in.workload.pods, in.workload.replicas,
+                                       Settling{in.last_eviction, in.settings.min_ready_duration, in.now}))
+        << at;
     ASSERT_GE(plan.in_flight, in_flight(in.workload.pods)) << at;  // a replica with no pod is in flight too
     // ACT-2: never a Job, CronJob or AnalysisRun pod.
     if (never_evicted(in.workload.kind)) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../fixtures.h"
+#include "common/time_format.h"
 #include "decide/admission/fraction_limit.h"
 #include "decide/admission/pod_mutation.h"
 
@@ -67,11 +68,17 @@ TEST(AdmissionKai, BurstLimitFromThePeak) {
   EXPECT_EQ(*k.s.run(*k.s.run(in, Pass::kEarly).pod).pod, *d.pod);  // early + late = one pass
 }
 
-// KAI-2 formula rows (hundredths): p defaults to f; f + 0.01 is the least; C caps; no limit when C <= f.
+// KAI-2 formula rows (hundredths): f + 0.01 is the least; C caps; no limit when C <= f. KAI-2a: with no peak, the
+// original allocation (capped at 1 and C) when f lies below it, else none.
 TEST(AdmissionKai, BurstLimitFormula) {
   EXPECT_EQ(burst_limit(30, 42, 50, 100), 63);
-  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 100), 45);  // p = f
-  EXPECT_EQ(burst_limit(30, std::nullopt, 0, 100), 31);   // max(f + 0.01, …)
+  EXPECT_EQ(burst_limit(30, 30, 0, 100), 31);             // max(f + 0.01, …)
+  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 100, 100), 100);  // KAI-2a: the original
+  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 100, 200), 100);  // … capped at 1
+  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 60, 100), 60);    // … and at C
+  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 100, 50), 50);    // a fraction original
+  EXPECT_EQ(burst_limit(50, std::nullopt, 50, 100, 50), std::nullopt);  // not below the original: none
+  EXPECT_EQ(burst_limit(30, std::nullopt, 50, 100), std::nullopt);      // no original known: none
   EXPECT_EQ(burst_limit(60, 90, 50, 100), 100);           // capped at C = 1
   EXPECT_EQ(burst_limit(30, 42, 50, 50), 50);             // capped at C = 0.5
   EXPECT_EQ(burst_limit(50, 90, 50, 50), std::nullopt);   // C <= f: none
@@ -127,12 +134,16 @@ TEST(AdmissionKai, UserLimitKeptOrRemoved) {
   EXPECT_EQ(annotations(kept).at("gpu-fraction.limit"), "0.9");
   EXPECT_FALSE(kept.constraints.has("fraction-limit-removed"));
 
-  k.st->spec.fraction_limit_enabled = true;  // computed: max(0.61, roundUp(0.6 x 1.5)) = 0.9, capped at 1
-  const AdmissionDecision computed = k.s.run(app_pod({}, {{"gpu-fraction", "0.3"}, {"gpu-fraction.limit", "0.95"}}));
+  k.st->spec.fraction_limit_enabled = true;  // no peak and 0.6 is above the original 0.3: nothing computed, kept
+  const AdmissionDecision uncomputed = k.s.run(app_pod({}, {{"gpu-fraction", "0.3"}, {"gpu-fraction.limit", "0.95"}}));
+  EXPECT_EQ(annotations(uncomputed).at("gpu-fraction.limit"), "0.95");
+  Kai peak("NvFractions", R"({"app":{"gpu":"0.6"}})", R"({"app":{"gpu":"0.6"}})");
+  // computed: max(0.61, roundUp(0.6 x 1.5)) = 0.9, capped at 1
+  const AdmissionDecision computed = peak.s.run(app_pod({}, {{"gpu-fraction", "0.3"}, {"gpu-fraction.limit", "0.95"}}));
   EXPECT_EQ(annotations(computed).at("gpu-fraction.limit"), "0.9");
   // C <= f: no limit above the fraction, so the user's goes too.
-  k.st->spec.fraction_limit_ceiling = q("0.5");
-  const AdmissionDecision none = k.s.run(app_pod({}, {{"gpu-fraction", "0.3"}, {"gpu-fraction.limit", "0.95"}}));
+  peak.st->spec.fraction_limit_ceiling = q("0.5");
+  const AdmissionDecision none = peak.s.run(app_pod({}, {{"gpu-fraction", "0.3"}, {"gpu-fraction.limit", "0.95"}}));
   EXPECT_FALSE(annotations(none).contains("gpu-fraction.limit"));
 }
 
@@ -211,4 +222,59 @@ TEST(AdmissionKai, LimitIsNotPartOfTheAllocation) {
   EXPECT_EQ(gpu_allocation(read_pod_resources(a)), gpu_allocation(read_pod_resources(b)));
   Kai k("NvFractions", R"({"app":{"gpu":"0.3"}})", R"({"app":{"gpu":"0.42"}})");
   EXPECT_EQ(k.s.run(b).allocation, gpu_allocation(read_pod_resources(b)));
+}
+
+// KAI-2a: under NvFractions a whole-GPU pod kubex gives a fraction with no peak known keeps its original GPU as the
+// limit, so the fraction is a request, not a hard memory cap; the limit is on by default (a strategy that does not
+// mention fractionLimit); early + late passes agree (the late pass reads the original from pod-rightsizing-info).
+TEST(AdmissionKai, NvFractionsFractionWithoutAPeakGetsTheOriginalAsLimit) {
+  Scenario s;
+  api::Strategy strategy = kai_strategy();  // no spec.kai.fractionLimit at all
+  const api::Strategy* st = s.add_strategy(strategy);
+  s.add_policy(static_policy("s", "kai", {{"app", gpu_request("0.3")}}), st);
+  s.global.kai_gpu_sharing_mode = "NvFractions";
+  const json in = app_whole_pod();
+  const AdmissionDecision d = s.run(in);
+  EXPECT_EQ(annotations(d).at("gpu-fraction"), "0.3");
+  EXPECT_EQ(annotations(d).at("gpu-fraction.limit"), "1");
+  EXPECT_FALSE(s.run(*d.pod).patched());                          // ADM-2
+  EXPECT_EQ(*s.run(*s.run(in, Pass::kEarly).pod).pod, *d.pod);  // early + late = one pass
+  // Other modes: no limit (KAI-5: nothing changes for v0.17 clusters).
+  s.global.kai_gpu_sharing_mode = "HamiCore";
+  EXPECT_FALSE(annotations(s.run(in)).contains("gpu-fraction.limit"));
+}
+
+// KAI-2a: fractionLimit.enabled: false written out keeps the old request-only behaviour (a hard cap, warned about).
+TEST(AdmissionKai, ExplicitlyDisabledLimitWritesNone) {
+  Scenario s;
+  api::Strategy strategy = kai_strategy();
+  strategy.spec.fraction_limit_enabled = false;
+  const api::Strategy* st = s.add_strategy(strategy);
+  s.add_policy(static_policy("s", "kai", {{"app", gpu_request("0.3")}}), st);
+  s.global.kai_gpu_sharing_mode = "NvFractions";
+  const AdmissionDecision d = s.run(app_whole_pod());
+  EXPECT_EQ(annotations(d).at("gpu-fraction"), "0.3");
+  EXPECT_FALSE(annotations(d).contains("gpu-fraction.limit"));
+}
+
+// ACT-10: a harm-guard floor in the owner's actuation-state raises the desired GPU to it (source harm-guard) until it
+// expires.
+TEST(AdmissionKai, HarmGuardFloorRaisesTheDesiredGpu) {
+  Scenario s;
+  api::Strategy strategy = kai_strategy();
+  const api::Strategy* st = s.add_strategy(strategy);
+  s.add_policy(static_policy("s", "kai", {{"app", gpu_request("0.3")}}), st);
+  const std::string until = common::format_rfc3339(kNow + std::chrono::hours(23));
+  s.workload.annotations["rightsizing.kubex.ai/actuation-state"] =
+      R"({"harmGuard":{"app":{"floor":"1","until":")" + until + R"("}}})";
+  const AdmissionDecision d = s.run(app_whole_pod());
+  EXPECT_FALSE(annotations(d).contains("gpu-fraction"));
+  EXPECT_TRUE(d.constraints.has("harm-guard"));
+  s.workload.annotations["rightsizing.kubex.ai/actuation-state"] =
+      R"({"harmGuard":{"app":{"floor":"0.5","until":")" + until + R"("}}})";
+  EXPECT_EQ(annotations(s.run(app_whole_pod())).at("gpu-fraction"), "0.5");
+  const std::string past = common::format_rfc3339(kNow - std::chrono::seconds(1));  // expired
+  s.workload.annotations["rightsizing.kubex.ai/actuation-state"] =
+      R"({"harmGuard":{"app":{"floor":"1","until":")" + past + R"("}}})";
+  EXPECT_EQ(annotations(s.run(app_whole_pod())).at("gpu-fraction"), "0.3");
 }

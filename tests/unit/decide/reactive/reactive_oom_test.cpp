@@ -53,6 +53,27 @@ TEST(ReactiveOom, RestartWithSaturatedMemoryBumpsToMaxPercent) {
   }
 }
 
+// REA-11 with ACT-10: a container OOM-killed before any memory sample (it died before the first scrape) counts as an
+// out-of-memory exit: the step applies to its allocation. A plain restart without samples still counts for nothing.
+TEST(ReactiveOom, AnOutOfMemoryExitBeforeAnySampleBumps) {
+  Cycle r;
+  ContainerInput app = restarted(std::nullopt, 1min);
+  app.oom_exit = true;
+  r.in.pods = {pod("p-1", {app})};
+  EXPECT_TRUE(out_of_memory_before_samples(r.in.pods[0], r.spec.memory, kNow));
+  Outcome out = r.go();
+  EXPECT_EQ(out.result, Result::kRecommended);
+  EXPECT_EQ(strings(out.requests), (Strings{{"app", "0.5"}}));
+  EXPECT_EQ(out.applied_filters, (std::vector<std::string>{"oom"}));
+  app.oom_exit = false;
+  r.in.pods = {pod("p-1", {app})};
+  EXPECT_NE(r.go().result, Result::kRecommended);
+  app.oom_exit = true;  // outside the window: no
+  app.last_terminated_at = kNow - std::chrono::minutes(5);
+  r.in.pods = {pod("p-1", {app})};
+  EXPECT_NE(r.go().result, Result::kRecommended);
+}
+
 // REA-11 replaces a smaller ordinary memory upsize (here 110 % -> min(0.33, 0.5)).
 TEST(ReactiveOom, ReplacesSmallerMemoryUpsize) {
   Cycle r;
