@@ -6,21 +6,22 @@
 
 namespace kubex::controllers {
 
+// "Kind/ns/name", or "Kind/name" for a cluster-scoped object (issue 34: logs said "ClusterGpuReactivePolicy//x").
 std::string ObjectId::key() const {
-  return std::string(api::info(kind).name) + "/" + ns + "/" + name;
+  return std::string(api::info(kind).name) + "/" + (ns.empty() ? "" : ns + "/") + name;
 }
 
 std::optional<ObjectId> parse_object_key(const std::string& key) {
   auto a = key.find('/');
   if (a == std::string::npos) return std::nullopt;
   auto b = key.find('/', a + 1);
-  if (b == std::string::npos) return std::nullopt;
+  const bool cluster = b == std::string::npos;  // "Kind/name": cluster-scoped
   auto kind = api::kind_from_name(std::string_view(key).substr(0, a));
   if (!kind) return std::nullopt;
   ObjectId id;
   id.kind = *kind;
-  id.ns = key.substr(a + 1, b - a - 1);
-  id.name = key.substr(b + 1);
+  id.ns = cluster ? "" : key.substr(a + 1, b - a - 1);
+  id.name = key.substr(cluster ? a + 1 : b + 1);
   if (id.name.empty() || id.name.find('/') != std::string::npos) return std::nullopt;
   if (api::info(id.kind).namespaced == id.ns.empty()) return std::nullopt;
   return id;

@@ -25,8 +25,8 @@ class StatusWriter;
 
 namespace kubex::controllers {
 
-// A work-queue key: "<Kind>/<namespace>/<name>", the namespace empty for cluster kinds
-// ("ClusterAutomationStrategy//kai-gpu-sharing", "GpuReactivePolicy/ml/reactive").
+// A work-queue key, also what logs print: "<Kind>/<namespace>/<name>", "<Kind>/<name>" for cluster kinds
+// ("ClusterAutomationStrategy/kai-gpu-sharing", "GpuReactivePolicy/ml/reactive").
 struct ObjectId {
   api::Kind kind = api::Kind::kAutomationStrategy;
   std::string ns, name;

@@ -287,11 +287,7 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
     for (const auto& t : en.targets) slotted = slotted || !t.resource.empty();
     if (!slotted) e.pod_constraints.push_back(explain_reason(en.reason));
   }
-  if (e.pause) {  // pause-active says which annotation, on which object
-    for (auto* reasons : {&e.admission_stops, &e.pod_constraints})
-      for (ExplainReason& r : *reasons)
-        if (r.name == decide::reason::kPauseActive) r.sentence += " Here: " + pause_text(*e.pause) + ".";
-  }
+  // Which pause-until, on which object, is said once: Explanation::pause (issue 34 item 8).
   if (live_pod) {
     auto meta = live_pod->find("metadata");
     auto a = meta != live_pod->end() && meta->is_object() ? meta->find("annotations") : live_pod->end();
@@ -441,6 +437,11 @@ void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view,
         p.blocked_by.push_back(explain_reason(c.name));
         if (c.name == da::check::kReplacementDoesNotFit && !pp.fit_reason.empty())  // ACT-2a: the best node's reason
           p.blocked_by.back().sentence += " Best try: " + pp.fit_reason + ".";
+        if (c.name == da::check::kMinReadyDurationNotMet) {  // a crash-looping pod is never Ready long enough
+          auto live = ctx.client.get("/api/v1/namespaces/" + in.workload.ns + "/pods/" + pp.name);
+          if (const std::string ev = live ? crash_loop_evidence(*live) : ""; !ev.empty())
+            p.blocked_by.back() = crash_looping_reason(ev);
+        }
         if (c.name == da::check::kPauseActive) {  // ACT-2: which pause-until, on which object
           const da::WorkloadFacts& wf = in.workload;
           for (const auto& f : wf.pods)

@@ -4,6 +4,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 
 #include "engine/text_table.h"
 
@@ -144,6 +145,12 @@ void print_reasons(std::ostream& out, const std::vector<ExplainReason>& rs, cons
   for (const auto& r : rs) out << indent << r.name << suffix << ": " << r.sentence << "\n";
 }
 
+// A P95 or MAX without the span of its samples is what PRO-2 reads as "no samples" (the first minutes of a pod):
+// show one or the other, never a value beside "no SM samples" and a `-` span (issue 34 item 8).
+std::optional<double> sampled(const std::optional<double>& v, const std::string& span) {
+  return span.empty() ? std::nullopt : v;
+}
+
 void print_proactive(const ExplainProactive& p, std::ostream& out) {
   out << "\nProactive (" << p.policy << ")\n";
   out << "  policy Ready:     " << or_dash(p.ready) << "\n";
@@ -159,7 +166,8 @@ void print_proactive(const ExplainProactive& p, std::ostream& out) {
   std::vector<std::vector<std::string>> rows = {
       {"CONTAINER", "ALLOCATED", "SM P95", "MEMORY MAX", "SPAN SM/MEM", "CONFIGMAP", "VALUE", "SOURCE", "PEAK"}};
   for (const auto& c : p.containers)
-    rows.push_back({c.container, c.allocation, percent_text(c.sm_p95), percent_text(c.memory_max),
+    rows.push_back({c.container, c.allocation, percent_text(sampled(c.sm_p95, c.compute_span)),
+                    percent_text(sampled(c.memory_max, c.memory_span)),
                     or_dash(c.compute_span) + "/" + or_dash(c.memory_span), or_dash(c.configmap), or_dash(c.value),
                     or_dash(c.source), or_dash(c.peak)});
   print_table(out, rows, "    ");
@@ -178,8 +186,8 @@ json proactive_json(const ExplainProactive& p) {
   for (const auto& c : p.containers)
     containers.push_back({{"container", c.container},
                           {"allocation", c.allocation},
-                          {"smP95", optional_number(c.sm_p95)},
-                          {"memoryMax", optional_number(c.memory_max)},
+                          {"smP95", optional_number(sampled(c.sm_p95, c.compute_span))},
+                          {"memoryMax", optional_number(sampled(c.memory_max, c.memory_span))},
                           {"computeSpan", c.compute_span},
                           {"memorySpan", c.memory_span},
                           {"configmap", c.configmap},
@@ -250,7 +258,9 @@ void print_reactive(const ExplainReactive& r, std::ostream& out) {
   out << "\n";
 }
 
-void print_actuation(const ExplainActuation& a, std::ostream& out) {
+// `said`: reasons whose sentence is already printed above, and the pause line above (each is said once).
+void print_actuation(const ExplainActuation& a, std::ostream& out, const std::set<std::string>& said,
+                     const std::optional<ExplainPause>& pause) {
   out << "\nActuation\n";
   if (!a.note.empty()) {
     out << "  " << a.note << "\n";
@@ -267,12 +277,14 @@ void print_actuation(const ExplainActuation& a, std::ostream& out) {
   for (const auto& p : a.pods)
     rows.push_back({p.pod, p.in_sync ? "yes" : "no", p.live, p.evict_now ? "yes" : "no", names_text(p.blocked_by)});
   print_table(out, rows, "  ");
-  std::map<std::string, std::string> seen;
+  std::set<std::pair<std::string, std::string>> seen;  // one line per reason and sentence
   for (const auto& p : a.pods)
     for (const auto& r : p.blocked_by) seen.emplace(r.name, r.sentence);
-  for (const auto& [name, sentence] : seen) out << "    " << name << ": " << sentence << "\n";
+  for (const auto& [name, sentence] : seen)
+    if (!said.count(name)) out << "    " << name << ": " << sentence << "\n";
+  const std::string above = pause ? pause_text(*pause) : "";
   for (const auto& p : a.pods)
-    if (p.pause) out << "    " << p.pod << ": " << pause_text(*p.pause) << "\n";
+    if (p.pause && pause_text(*p.pause) != above) out << "    " << p.pod << ": " << pause_text(*p.pause) << "\n";
   for (const auto& n : a.notes) out << "  note: " << n << "\n";
 }
 
@@ -301,6 +313,30 @@ std::string reason_sentence(const std::string& name) {
 
 ExplainReason explain_reason(const std::string& name) {
   return {name, reason_sentence(name)};
+}
+
+std::string crash_loop_evidence(const json& pod) {
+  if (!pod.is_object()) return "";
+  const json st = pod.value("status", json::object());
+  bool ready = false;
+  for (const auto& c : st.value("conditions", json::array()))
+    if (c.is_object() && c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
+  std::string restarted;
+  for (const auto& cs : st.value("containerStatuses", json::array())) {
+    if (!cs.is_object()) continue;
+    const int restarts = cs.value("restartCount", 0);
+    const std::string count = std::to_string(restarts) + (restarts == 1 ? " restart" : " restarts");
+    const json waiting = cs.value("state", json::object()).value("waiting", json::object());
+    if (waiting.is_object() && waiting.value("reason", "") == "CrashLoopBackOff")
+      return "container " + cs.value("name", "") + ": CrashLoopBackOff, " + count;
+    if (restarts > 0 && restarted.empty()) restarted = "container " + cs.value("name", "") + ": " + count;
+  }
+  return ready ? "" : restarted;
+}
+
+ExplainReason crash_looping_reason(const std::string& evidence) {
+  return {"min-ready-duration-not-met",
+          "crash-looping: kubex will not evict it (" + evidence + "); fix the workload or its size, or delete the pod."};
 }
 
 std::string pause_text(const ExplainPause& p) {
@@ -452,6 +488,8 @@ void print_explanation(const Explanation& e, std::ostream& out) {
 
   out << "\nResources (what a pod created now gets: " << e.admission_result << ")\n";
   print_reasons(out, e.admission_stops, "  stopped by ");
+  std::set<std::string> said;
+  for (const auto& r : e.admission_stops) said.insert(r.name);
   if (e.resources.empty()) {
     out << "  no target container has a value from a policy\n";
   } else {
@@ -469,12 +507,14 @@ void print_explanation(const Explanation& e, std::ostream& out) {
   for (const auto& c : e.pod_constraints) explained.emplace(c.name, c.sentence);
   if (!explained.empty()) {
     out << "  constraints:\n";
-    for (const auto& [name, sentence] : explained) out << "    " << name << ": " << sentence << "\n";
+    for (const auto& [name, sentence] : explained) {
+      if (said.insert(name).second) out << "    " << name << ": " << sentence << "\n";
+    }
   }
   for (const auto& n : e.notes) out << "  note: " << n << "\n";
   if (e.proactive) print_proactive(*e.proactive, out);
   if (e.reactive) print_reactive(*e.reactive, out);
-  if (e.actuation) print_actuation(*e.actuation, out);
+  if (e.actuation) print_actuation(*e.actuation, out, said, e.pause);
   if (e.rollback) print_rollback(*e.rollback, out);
 }
 

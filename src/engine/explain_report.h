@@ -43,4 +43,11 @@ std::string pause_text(const ExplainPause& p);
 nlohmann::json explanation_json(const Explanation& e);
 void print_explanation(const Explanation& e, std::ostream& out);
 
+// ACT-3b/ACT-10: "" when the pod is not crash-looping, else what shows it ("container app: CrashLoopBackOff, 4
+// restarts"): a container waiting in CrashLoopBackOff, or restarts while not Ready.
+std::string crash_loop_evidence(const nlohmann::json& pod);
+// min-ready-duration-not-met for a crash-looping pod: says what kubex does about it (issue 34 item 8). One place to
+// change the words once ACT-10 acts on such pods.
+ExplainReason crash_looping_reason(const std::string& evidence);
+
 }  // namespace kubex::engine

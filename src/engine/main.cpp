@@ -156,10 +156,11 @@ int main(int argc, char** argv) {
       "report", "GPUs as written vs held, idle workloads, cost and reclaimable GPUs per namespace (read-only)");
   report->add_option("--since", ro.since, "Window of the usage, GPU-hours and cost (24h, 90m, 7d)")
       ->capture_default_str();
-  report->add_option("-o", ro.output, "Format: table, json or html")
+  // RPT-1: -o/--output is the format, as in every other kubex and kubectl command; the file is --output-file.
+  report->add_option("-o,--output", ro.output, "Format: table, json or html")
       ->check(CLI::IsMember({"table", "json", "html"}))
       ->capture_default_str();
-  report->add_option("--output", ro.output_file, "Write the report to FILE instead of stdout");
+  report->add_option("--output-file", ro.output_file, "Write the report to FILE instead of stdout");
   report->add_option("--kubeconfig", ro.kubeconfig,
                      "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
   report->add_option("--context", ro.context, "Kubeconfig context to use (default: current-context)");

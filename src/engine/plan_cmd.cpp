@@ -149,7 +149,11 @@ class Run {
     p.name = parsed.value.meta.name;
     p.source = s.source;
     p.threshold_percent = parsed.value.spec.utilization_threshold_percent;
-    if (s.source == "cluster") p.draining_node = parsed.value.status.draining_node;
+    if (s.source == "cluster") {
+      p.draining_node = parsed.value.status.draining_node;
+      p.last_drained_node = parsed.value.status.last_drained_node;
+      p.last_drain_time = parsed.value.status.last_drain_time;
+    }
     if (!parsed.valid()) {  // VAL-1: the one validator's errors, no plan
       for (const auto& e : parsed.report.errors.items()) p.errors.push_back(e.str());
       p.invalid_reason = parsed.report.reason();

@@ -16,6 +16,7 @@ struct PolicyPlan {
   std::string source;  // "cluster" or the file it was read from
   std::int32_t threshold_percent = 75;
   std::string draining_node;   // status.drainingNode of an applied policy ("" = none)
+  std::string last_drained_node, last_drain_time;  // status.lastDrainedNode / lastDrainTime ("" = none)
   std::vector<std::string> errors;  // VAL-1 errors (the policy is not planned)
   std::string invalid_reason;       // InvalidSpec | InvalidContract
   bool empty_pool = false;          // CON-1: NoMatchingNodeSelector

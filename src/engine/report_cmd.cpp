@@ -1,6 +1,8 @@
 #include "engine/report_cmd.h"
 
+#include <algorithm>
 #include <exception>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -47,33 +49,58 @@ common::Result<std::chrono::seconds> parse_since(const std::string& s) {
   return secs;
 }
 
-// The PolicyEvaluationEvictResize events of the cluster, each mapped to its workload by the pod's name (the
-// pod itself is gone): namespace and the owner kind's pod-name pattern (PRO-2).
-std::vector<EvictionResize> eviction_resizes(kube::Client& client, const std::vector<observe::ReportWorkload>& ws,
-                                             std::string& error) {
+std::string event_time(const json& e) {
+  for (const char* k : {"lastTimestamp", "eventTime"}) {
+    if (e.contains(k) && e[k].is_string() && !e[k].get<std::string>().empty()) return e[k].get<std::string>();
+  }
+  return e.value("metadata", json::object()).value("creationTimestamp", "");
+}
+
+// One read of the cluster's events: the PolicyEvaluationEvictResize events, each mapped to its workload by the
+// pod's name (the pod itself is gone): namespace and the owner kind's pod-name pattern (PRO-2); and the
+// DrainCompleted events of GpuConsolidationPolicies inside the window (the node from the twin event on the node).
+void read_events(kube::Client& client, const std::vector<observe::ReportWorkload>& ws, ReportData& r) {
   std::vector<prom::HistoryWorkload> known;
   for (const auto& w : ws) known.push_back({w.input.kind, w.input.ns, w.input.name, false});
-  std::vector<EvictionResize> out;
+  const std::string since = common::format_rfc3339(r.now - r.window);
+  std::map<std::string, std::string> node_of;  // DrainCompleted message -> node
   auto listed = client.list("/api/v1/events", {}, [&](json&& e) {
-    if (e.value("reason", "") != "PolicyEvaluationEvictResize") return;
+    const std::string reason = e.value("reason", "");
     const json& obj = e.value("involvedObject", json::object());
-    EvictionResize r;
-    r.ns = obj.value("namespace", "");
-    r.pod = obj.value("name", "");
-    for (const char* k : {"lastTimestamp", "eventTime"}) {
-      if (e.contains(k) && e[k].is_string() && !e[k].get<std::string>().empty()) {
-        r.at = e[k].get<std::string>();
-        break;
+    if (reason == "DrainCompleted") {
+      const std::string at = event_time(e);
+      if (at < since) return;
+      if (obj.value("kind", "") == "Node") {
+        node_of[e.value("message", "")] = obj.value("name", "");
+      } else if (obj.value("kind", "") == "GpuConsolidationPolicy") {
+        r.drains.push_back({obj.value("name", ""), "", at, e.value("message", "")});
       }
+      return;
     }
-    if (r.at.empty()) r.at = e.value("metadata", json::object()).value("creationTimestamp", "");
-    r.message = e.value("message", "");
-    if (const prom::HistoryWorkload* w = prom::history_owner(known, r.ns, r.pod)) r.workload = w->kind + "/" + w->name;
-    out.push_back(std::move(r));
+    if (reason != "PolicyEvaluationEvictResize") return;
+    EvictionResize x;
+    x.ns = obj.value("namespace", "");
+    x.pod = obj.value("name", "");
+    x.at = event_time(e);
+    x.message = e.value("message", "");
+    if (const prom::HistoryWorkload* w = prom::history_owner(known, x.ns, x.pod)) x.workload = w->kind + "/" + w->name;
+    r.resizes.push_back(std::move(x));
   });
-  if (!listed) error = listed.error().message.empty() ? listed.error().reason : listed.error().message;
-  std::sort(out.begin(), out.end(), [](const EvictionResize& a, const EvictionResize& b) { return a.at > b.at; });
-  return out;
+  if (!listed) r.events_error = listed.error().message.empty() ? listed.error().reason : listed.error().message;
+  for (auto& d : r.drains) {
+    if (auto it = node_of.find(d.message); it != node_of.end()) d.node = it->second;
+  }
+  // Events live about an hour (--event-ttl); each policy's status keeps its last drain for longer.
+  for (const auto& p : r.consolidation) {
+    if (p.last_drained_node.empty() || p.last_drain_time < since) continue;
+    const bool listed_already = std::any_of(r.drains.begin(), r.drains.end(), [&](const CarriedDrain& d) {
+      return d.policy == p.name && d.node == p.last_drained_node;
+    });
+    if (!listed_already) r.drains.push_back({p.name, p.last_drained_node, p.last_drain_time, ""});
+  }
+  std::sort(r.resizes.begin(), r.resizes.end(),
+            [](const EvictionResize& a, const EvictionResize& b) { return a.at > b.at; });
+  std::sort(r.drains.begin(), r.drains.end(), [](const CarriedDrain& a, const CarriedDrain& b) { return a.at > b.at; });
 }
 
 class Run {
@@ -138,7 +165,7 @@ class Run {
     }
     const observe::DeviceInventory devices = observe::device_inventory(caches, g.kai_reservation_namespace);
     r.pods_per_gpu = dr::pods_per_gpu(devices.node_gpus, devices.pods);
-    r.resizes = eviction_resizes(c, workloads, r.events_error);
+    read_events(c, workloads, r);
     return write(r);
   }
 

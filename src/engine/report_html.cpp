@@ -75,7 +75,11 @@ std::string pods_per_gpu_chart(const std::map<int, int>& ppg) {
   const double col_w = 56, plot_h = 140, top = 16, left = 10;
   int max = 1;
   for (const auto& [k, n] : ppg) max = std::max(max, n);
-  const double width = left + col_w * static_cast<double>(std::max<std::size_t>(ppg.size(), 1)) + 20;
+  // Wide enough for the caption too (issue 34: with one or two columns it was clipped at the SVG's edge); 11px
+  // sans-serif averages under 7px a character.
+  const std::string caption = "GPUs by the pods they hold";
+  const double width = std::max(left + col_w * static_cast<double>(std::max<std::size_t>(ppg.size(), 1)) + 20,
+                                left + 7.0 * static_cast<double>(caption.size()) + 20);
   std::string out = "<svg class=\"chart\" id=\"chart-pods-per-gpu\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                     num(width) + "\" height=\"" + num(top + plot_h + 40) +
                     "\" role=\"img\" aria-label=\"GPUs by the number of pods they hold\">";
@@ -91,7 +95,7 @@ std::string pods_per_gpu_chart(const std::map<int, int>& ppg) {
            std::to_string(k) + (k == 1 ? " pod" : " pods") + "</text>";
     x += col_w;
   }
-  out += "<text x=\"" + num(left) + "\" y=\"" + num(top + plot_h + 34) + "\">GPUs by the pods they hold</text>";
+  out += "<text class=\"caption\" x=\"" + num(left) + "\" y=\"" + num(top + plot_h + 34) + "\">" + caption + "</text>";
   return out + "</svg>";
 }
 
@@ -179,6 +183,9 @@ void print_report_html(const ReportData& r, std::ostream& out) {
   if (!r.consolidation_error.empty()) out << "<li class=\"warn\">cannot be read: " << esc(r.consolidation_error) << "</li>";
   if (r.consolidation.empty() && r.consolidation_error.empty()) out << "<li>no GpuConsolidationPolicy</li>";
   for (const auto& p : r.consolidation) out << "<li>" << esc(consolidation_line(p)) << "</li>";
+  out << "</ul>\n<p>Drains kubex carried out in the window:</p>\n<ul id=\"drains\">";
+  if (r.drains.empty()) out << "<li>none</li>";
+  for (const auto& d : r.drains) out << "<li>" << esc(drain_line(d)) << "</li>";
   out << "</ul>\n";
 
   out << "<h2>Resizes applied by eviction</h2>\n<ul id=\"resizes\">";

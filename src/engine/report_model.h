@@ -21,6 +21,12 @@ struct EvictionResize {
   std::string pod, at, message;
 };
 
+// A drain kubex carried out in the window (CON-8): its DrainCompleted events, and the policy's
+// status.lastDrainedNode / lastDrainTime, which outlive the events' hour. Newest first.
+struct CarriedDrain {
+  std::string policy, node, at, message;
+};
+
 struct ReportData {
   std::string cluster;  // the kubeconfig context and server
   common::TimePoint now{};
@@ -35,6 +41,7 @@ struct ReportData {
   std::string consolidation_error;  // the policies could not be read
   std::map<int, int> pods_per_gpu;
   std::vector<EvictionResize> resizes;
+  std::vector<CarriedDrain> drains;
   std::string events_error;
 };
 

@@ -92,7 +92,10 @@ json report_json(const ReportData& r) {
   j["totals"] = {{"cluster", totals_json(r.summary.cluster)}, {"namespaces", std::move(ns)}};
   json cons = json::array();
   for (const auto& p : r.consolidation) cons.push_back(consolidation_entry(p));
-  j["consolidation"] = {{"policies", std::move(cons)}, {"error", r.consolidation_error}};
+  json drains = json::array();
+  for (const auto& d : r.drains)
+    drains.push_back({{"policy", d.policy}, {"node", d.node}, {"at", d.at}, {"message", d.message}});
+  j["consolidation"] = {{"policies", std::move(cons)}, {"error", r.consolidation_error}, {"drains", std::move(drains)}};
   json ppg = json::object();
   for (const auto& [k, n] : r.pods_per_gpu) ppg[std::to_string(k)] = n;
   j["podsPerGpu"] = std::move(ppg);
@@ -186,6 +189,10 @@ void print_report_table(const ReportData& r, std::ostream& out) {
   if (!r.consolidation_error.empty()) out << "  cannot be read: " << r.consolidation_error << "\n";
   if (r.consolidation.empty() && r.consolidation_error.empty()) out << "  no GpuConsolidationPolicy\n";
   for (const auto& p : r.consolidation) out << "  " << consolidation_line(p) << "\n";
+  out << "  drains kubex carried out in the window (DrainCompleted events, status.lastDrainedNode):";
+  if (r.drains.empty()) out << " none";
+  out << "\n";
+  for (const auto& d : r.drains) out << "    " << drain_line(d) << "\n";
 
   out << "\nPods per GPU: " << pods_per_gpu_text(r.pods_per_gpu) << "\n";
 

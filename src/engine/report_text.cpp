@@ -1,5 +1,6 @@
 #include "engine/report_text.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -53,13 +54,33 @@ std::string consolidation_line(const PolicyPlan& p) {
   std::string out = p.name + ": " + std::to_string(plan.estimated_reclaimable_gpus) +
                     " GPUs reclaimable now (pool of " + std::to_string(plan.pool_nodes) + " nodes, " +
                     std::to_string(plan.gpu_capacity) + " GPUs, " +
-                    decide::packing::format_allocated(plan.gpu_allocated) + " allocated); kubex plan consolidation "
-                    "would free " + std::to_string(p.sequence.gpus_freed) + " GPUs";
+                    decide::packing::format_allocated(plan.gpu_allocated) + " allocated): ";
+  // Which of them sit on nodes that are already empty (nothing to drain), and what draining adds.
+  const std::vector<std::string> empty = empty_nodes(p);
+  std::int64_t empty_gpus = 0;
+  for (const auto& n : plan.nodes)
+    if (std::find(empty.begin(), empty.end(), n.name) != empty.end()) empty_gpus += n.gpu_capacity;
+  if (empty.empty()) {
+    out += "no node is empty";
+  } else {
+    out += std::to_string(empty.size()) + (empty.size() == 1 ? " node is" : " nodes are") + " empty (";
+    for (std::size_t i = 0; i < empty.size(); ++i) out += (i ? ", " : "") + empty[i];
+    out += ", " + std::to_string(empty_gpus) + " GPUs)";
+  }
+  out += "; a drain would free " + std::to_string(p.sequence.gpus_freed) + (empty.empty() ? "" : " more");
   if (!p.sequence.steps.empty()) {
-    out += " by draining";
+    out += " (kubex plan consolidation: drain";
     for (std::size_t i = 0; i < p.sequence.steps.size(); ++i) out += (i ? ", " : " ") + p.sequence.steps[i].node;
+    out += ")";
   }
   if (!p.draining_node.empty()) out += "; draining " + p.draining_node + " now";
+  return out;
+}
+
+std::vector<std::string> empty_nodes(const PolicyPlan& p) {
+  std::vector<std::string> out;
+  for (const auto& n : p.plan.nodes)
+    if (n.gpu_capacity > 0 && n.allocated == 0) out.push_back(n.name);
   return out;
 }
 
@@ -77,9 +98,15 @@ json consolidation_entry(const PolicyPlan& p) {
   json nodes = json::array();
   for (const auto& s : p.sequence.steps) nodes.push_back(s.node);
   j["planDrains"] = std::move(nodes);
+  j["emptyNodes"] = empty_nodes(p);
   j["drainingNode"] = p.draining_node;
   j["line"] = consolidation_line(p);
   return j;
+}
+
+std::string drain_line(const CarriedDrain& d) {
+  return d.at + " " + d.policy + " drained " + (d.node.empty() ? "a node" : d.node) +
+         (d.message.empty() ? "" : ": " + d.message);
 }
 
 std::string pods_per_gpu_text(const std::map<int, int>& ppg) {

@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "decide/report/report.h"
 #include "engine/report_model.h"
@@ -22,6 +23,10 @@ std::string headline(const ReportData& r);
 // One consolidation policy: GPUs reclaimable now (CON-11) and what `kubex plan consolidation` would free.
 std::string consolidation_line(const PolicyPlan& p);
 nlohmann::json consolidation_entry(const PolicyPlan& p);
+// The pool's nodes with GPUs and no GPU allocation: reclaimable without a drain.
+std::vector<std::string> empty_nodes(const PolicyPlan& p);
+// "2026-12-05T08:10:00Z gpu-consolidation drained g-node-3", one carried-out drain.
+std::string drain_line(const CarriedDrain& d);
 // "0 pods: 2 GPUs, 1 pod: 3 GPUs, 2 pods: 1 GPU".
 std::string pods_per_gpu_text(const std::map<int, int>& pods_per_gpu);
 

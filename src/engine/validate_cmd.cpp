@@ -5,13 +5,16 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "api/kinds.h"
+#include "api/unknown_fields.h"
 #include "api/validate.h"
 #include "common/file_io.h"
 #include "common/yaml.h"
+#include "engine/embedded_crds.h"
 
 namespace kubex::engine {
 
@@ -38,6 +41,35 @@ std::string meta_field(const json& obj, const char* key) {
   if (!obj.is_object()) return "";
   auto it = obj.find("metadata");
   return it != obj.end() ? string_field(*it, key) : "";
+}
+
+// The openAPIV3Schema of `kind` at `version` ("v1alpha1") in the compiled-in CRDs (VAL-5); the first version
+// when `version` is not one of them; null when no CRD has that kind.
+const json* crd_schema(const std::string& kind, const std::string& version) {
+  static const std::map<std::string, json> crds = [] {
+    std::map<std::string, json> by_kind;
+    for (const auto& f : crds::embedded_files()) {
+      auto docs = common::yaml_to_json_documents(f.content);
+      if (!docs) continue;
+      for (auto& d : *docs) {
+        const json& names = d.value("spec", json::object()).value("names", json::object());
+        if (names.is_object() && names.contains("kind")) by_kind[names.value("kind", "")] = std::move(d);
+      }
+    }
+    return by_kind;
+  }();
+  auto it = crds.find(kind);
+  if (it == crds.end()) return nullptr;
+  const json& spec = it->second["spec"];
+  if (!spec.contains("versions") || !spec["versions"].is_array()) return nullptr;
+  const json* chosen = nullptr;
+  for (const auto& v : spec["versions"]) {
+    const json* s = v.contains("schema") ? &v["schema"] : nullptr;
+    if (s == nullptr || !s->contains("openAPIV3Schema")) continue;
+    if (chosen == nullptr || v.value("name", "") == version) chosen = &(*s)["openAPIV3Schema"];
+    if (v.value("name", "") == version) break;
+  }
+  return chosen;
 }
 
 // One input file: a display name and its text.
@@ -180,6 +212,17 @@ class Run {
     api::ValidationContext ctx;
     ctx.early_webhook_enabled = opts_.early_webhook_enabled;
     api::ValidationReport r = api::validate_any(obj, ctx);
+    // VAL-5: unknown fields first, as kube-apiserver's strict field validation reports them (a typo often
+    // explains the errors after it); the engine and the webhook never check them (the API server prunes them).
+    const std::size_t slash = api_version.find('/');
+    if (const json* schema = crd_schema(kind, slash == std::string::npos ? "" : api_version.substr(slash + 1))) {
+      common::Errors all;
+      for (const auto& u : api::unknown_fields(*schema, obj)) all.add(u.path, u.message());
+      if (!all.empty()) {
+        all.append(r.errors);
+        r.errors = std::move(all);
+      }
+    }
     const std::string label =
         where + ": " + (kind.empty() ? "<no kind>" : kind) + "/" + (name.empty() ? "<no name>" : name);
     json entry = {{"file", file},

@@ -162,6 +162,49 @@ spec:
     assert json.loads(kubex("validate", "-f", str(one), "-o", "json").stdout)["valid"] is True
 
 
+def test_validate_refuses_the_misspelt_fields_of_the_starter_example(tmp_path):  # VAL-5 (issue 34 item 3)
+    # The reported step: the guide's starter with four typos passed as `1 object valid`, exit 0, and
+    # `kubectl apply --validate=false` then pruned them, so the CRD defaults replaced the guide's values.
+    text = (ROOT / "examples" / "kai-gpu-sharing.yaml").read_text()
+    for right, wrong in [("minPodMetricsAge:", "minPodMetricAge:"), ("thresholdPercent:", "thresholdPrecent:"),
+                         ("downsize:", "downSize:"), ("podEviction:", "podEvictions:")]:
+        assert right in text
+        text = text.replace(right, wrong, 1)
+    f = tmp_path / "starter.yaml"
+    f.write_text(text)
+    res = kubex("validate", "-f", str(f))
+    assert (res.returncode, res.stdout) == (1, ""), res
+    problems = [line.split(": ", 2)[1:] for line in res.stderr.splitlines()]
+    assert problems == [
+        ["ClusterAutomationStrategy/kai-gpu-sharing",
+         'spec.enablement.gpu.requests.downSize: unknown field (did you mean "downsize"?)'],
+        ["ClusterAutomationStrategy/kai-gpu-sharing", 'spec.podEvictions: unknown field (did you mean "podEviction"?)'],
+        ["ClusterGpuReactivePolicy/kai-gpu-sharing-reactive",
+         'spec.metrics.compute.upsize.thresholdPrecent: unknown field (did you mean "thresholdPercent"?)'],
+        ["ClusterGpuReactivePolicy/kai-gpu-sharing-reactive",
+         'spec.minPodMetricAge: unknown field (did you mean "minPodMetricsAge"?)'],
+    ], res.stderr
+    doc = json.loads(kubex("validate", "-f", str(f), "-o", "json").stdout)
+    assert doc["valid"] is False
+    assert [e["path"] for d in doc["documents"] for e in d["errors"]] == [
+        "spec.enablement.gpu.requests.downSize", "spec.podEvictions", "spec.metrics.compute.upsize.thresholdPrecent",
+        "spec.minPodMetricAge"]
+    # Maps keyed by container name, labels and annotations are not unknown fields.
+    ok = tmp_path / "static.yaml"
+    ok.write_text("""apiVersion: rightsizing.kubex.ai/v1alpha1
+kind: StaticPolicy
+metadata: {name: s, namespace: team, labels: {a: b}, annotations: {x: y}}
+spec:
+  scope: {labelSelector: {matchLabels: {app: x}}, workloadTypes: [Deployment]}
+  resources:
+    containers:
+      my-container: {requests: {gpu: "0.5"}}
+  automationStrategyRef: {name: kai-gpu-sharing}
+""")
+    res = kubex("validate", "-f", str(ok))
+    assert (res.returncode, res.stdout, res.stderr) == (0, "1 object valid\n", ""), res
+
+
 @pytest.mark.parametrize("text", ["", "\n\n", "# nothing here\n", "---\n---\n", "kind: List\napiVersion: v1\nitems: []\n"])
 def test_validate_an_input_without_objects_is_an_error(tmp_path, text):  # CLI-3: exit 1 when no object
     f = tmp_path / "empty.yaml"

@@ -134,7 +134,7 @@ def condition(sim, kind, name, type_, ns=None):
 def cycles_done(engine, policy="kai-gpu-sharing-reactive"):
     """The reactive cycles of `policy` so far: one `reactive cycle` line each, written after its summaries (REA-1).
     (The policy's status.lastEvaluationTime says only the last one's start, to the second.)"""
-    return len(engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{policy}"))
+    return len(engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy/{policy}"))
 
 
 def quiet_cycles_since(engine, ns, start, policy="kai-gpu-sharing-reactive"):
@@ -148,7 +148,7 @@ def quiet_cycles_since(engine, ns, start, policy="kai-gpu-sharing-reactive"):
     for i, l in enumerate(lines):
         if l.get("msg") == "rightsizing summary" and l.get("namespace") == ns:
             quiet, logged = 0, True
-        elif l.get("msg") == "reactive cycle" and l.get("policy") == f"ClusterGpuReactivePolicy//{policy}":
+        elif l.get("msg") == "reactive cycle" and l.get("policy") == f"ClusterGpuReactivePolicy/{policy}":
             if logged:
                 logged = False
             elif i >= start:
@@ -412,7 +412,7 @@ def test_prometheus_down_changes_nothing_and_recovers(env):  # REA-10, VAL-8, OB
         before = {ns: owner(sim, ns)["metadata"].get("annotations", {}) for ns in SCENARIOS}
 
         def failed_cycles():  # REA-1: one line per cycle of the policy, ok false when a query failed
-            return len(engine.find_all("reactive cycle", policy="ClusterGpuReactivePolicy//kai-gpu-sharing-reactive",
+            return len(engine.find_all("reactive cycle", policy="ClusterGpuReactivePolicy/kai-gpu-sharing-reactive",
                                        ok=False))
         failed = failed_cycles()
         wait_for(lambda: failed_cycles() >= failed + 2, timeout=HANG, interval=1,

@@ -105,7 +105,7 @@ def cycle_gaps(engine):
     cycle does not shorten the next gap). The policy's status.lastEvaluationTime gives only the last cycle's
     start."""
     starts = [seconds(l["ts"]) - l["cycleSeconds"]
-              for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{POLICY}")]
+              for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy/{POLICY}")]
     return [round(b - a, 1) for a, b in zip(starts, starts[1:])]
 
 
@@ -250,7 +250,7 @@ def test_starter_example_at_default_intervals_upsizes_evicts_and_scales_back(sim
         def stamped_by_a_cycle():
             last = get_policy_status(sim)["lastEvaluationTime"]
             starts = [seconds(l["ts"]) - l["cycleSeconds"]
-                      for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy//{POLICY}")]
+                      for l in engine.find_all("reactive cycle", policy=f"ClusterGpuReactivePolicy/{POLICY}")]
             return any(s - 2.5 <= seconds(last) <= s + 0.5 for s in starts) and last
         wait_for(stamped_by_a_cycle, timeout=HANG, interval=1,
                  what=f"lastEvaluationTime at a reactive cycle's start: {get_policy_status(sim)}")

@@ -191,16 +191,22 @@ def test_without_prometheus_the_report_still_prints_with_no_data(env):  # RPT-1
     assert doc["totals"]["cluster"]["gpusAsWritten"] != "0"
 
 
+# RPT-4: the pods-per-GPU chart's caption ends inside its SVG (with two columns the SVG was 142px wide).
+CAPTION_INSIDE = ("(() => { const s = document.querySelector('#chart-pods-per-gpu');"
+                  " const b = s.querySelector('text.caption').getBBox();"
+                  " return b.x >= 0 && b.x + b.width <= s.width.baseVal.value; })()")
+
+
 def test_html_report_renders_in_headless_chromium_without_errors_or_requests(env, tmp_path):  # RPT-4
     sim, _, _ = env
     out = tmp_path / "report.html"
-    res = report(sim, "-o", "html", "--output", str(out))
+    res = report(sim, "-o", "html", "--output-file", str(out))
     assert res.stdout == "" and f"wrote {out}" in res.stderr
     page = visit(out, expressions=["document.querySelectorAll('svg.chart').length",
                                    "document.querySelectorAll('#chart-namespaces rect.held').length",
                                    "document.querySelectorAll('#chart-pods-per-gpu rect').length",
                                    "document.querySelector('#idle').innerText",
-                                   "document.scripts.length"])
+                                   "document.scripts.length", CAPTION_INSIDE])
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "report.png").write_bytes(page.screenshot)
     (ARTIFACTS / "report.html").write_bytes(out.read_bytes())
@@ -212,6 +218,8 @@ def test_html_report_renders_in_headless_chromium_without_errors_or_requests(env
     assert ev["document.querySelectorAll('#chart-pods-per-gpu rect').length"] >= 2
     assert "idle-chat" in ev["document.querySelector('#idle').innerText"]
     assert ev["document.scripts.length"] == 0
+    assert ev[CAPTION_INSIDE] is True  # issue 34 item 7: the "Pods per GPU" caption was clipped at the SVG's edge
+    assert "Drains kubex carried out in the window" in out.read_text()
     assert page.screenshot[:8] == b"\x89PNG\r\n\x1a\n" and len(page.screenshot) > 10_000
 
 
@@ -226,5 +234,24 @@ def test_exit_codes_as_cli(env, tmp_path):  # RPT-1 "Exit codes as CLI"
     gone = subprocess.run([str(BIN / "kubex"), "report", "--kubeconfig", str(kubeconfig)], capture_output=True,
                           text=True, timeout=120)
     assert gone.returncode == 1 and gone.stderr.startswith("kubex report: "), gone.stderr
-    unwritable = report(sim, "--output", "/proc/kubex-report.txt", check=False)
+    unwritable = report(sim, "--output-file", "/proc/kubex-report.txt", check=False)
     assert unwritable.returncode == 1 and "cannot write /proc/kubex-report.txt" in unwritable.stderr
+
+
+def test_output_is_the_format_and_output_file_the_file(env, tmp_path):  # RPT-1, CLI-3 (issue 34 item 7)
+    # The reported step: `kubex report --output json` wrote a file named `json` and exited 0.
+    sim, _, _ = env
+    res = subprocess.run([str(BIN / "kubex"), "report", "--kubeconfig", sim.kubeconfig, "--output", "json"],
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    assert json.loads(res.stdout)["kind"] == "Report"
+    assert not (tmp_path / "json").exists() and list(tmp_path.iterdir()) == []
+    out = tmp_path / "r.json"
+    res = report(sim, "-o", "json", "--output-file", str(out))
+    assert res.stdout == "" and f"wrote {out}" in res.stderr
+    assert json.loads(out.read_text())["kind"] == "Report"
+    bad = report(sim, "--output", "yaml", check=False)
+    assert bad.returncode == 2 and bad.stdout == "", bad
+    assert bad.stderr.startswith("kubex report: ") and "yaml" in bad.stderr, bad.stderr
+    # No GpuConsolidationPolicy in this cluster: the drains list is there, empty.
+    assert json.loads(res.stdout or out.read_text())["consolidation"]["drains"] == []

@@ -51,6 +51,10 @@ namespace {
 
 constexpr double kHour = 3600.0;
 
+// GPU-hours and money are shown with two decimals; rows are rounded once here and every total is the sum of
+// the rounded rows, so the rows of the table add up to its totals (issue 34 item 7).
+double cents(double v) { return std::round(v * 100.0) / 100.0; }
+
 std::string gpus_text(double g) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", g);
@@ -70,11 +74,13 @@ bool is_idle(const WorkloadInput& w, Hundredths held, const IdleRule& rule, std:
     return false;
   }
   const WindowUsage& u = w.usage;
-  if (!u.queried || !u.sm_p95_gpus || !u.memory_max_gpus || !u.span) {
+  if (!u.queried || (!u.sm_p95_gpus && !u.memory_max_gpus)) {  // the report's usage columns say `no data`
     say("no data");
     return false;
   }
-  if (*u.span < std::chrono::hours(1)) {
+  // Some samples, but not both signals over a known span of an hour (issue 34: this said "no data" beside
+  // usage columns that showed data).
+  if (!u.sm_p95_gpus || !u.memory_max_gpus || !u.span || *u.span < std::chrono::hours(1)) {
     say("less than 1h of data");
     return false;
   }
@@ -106,7 +112,7 @@ double Totals::saved_percent() const {
 namespace {
 
 void add(Money& to, const Money& from) {
-  for (const auto& [c, v] : from) to[c] += v;
+  for (const auto& [c, v] : from) to[c] = cents(to[c] + v);
 }
 
 void add(Totals& t, const WorkloadRow& r) {
@@ -114,8 +120,8 @@ void add(Totals& t, const WorkloadRow& r) {
   if (r.idle) ++t.idle_workloads;
   t.as_written += r.as_written;
   t.held += r.held;
-  t.gpu_hours_saved += r.gpu_hours_saved;
-  if (r.idle) t.idle_gpu_hours += r.gpu_hours_held;
+  t.gpu_hours_saved = cents(t.gpu_hours_saved + r.gpu_hours_saved);
+  if (r.idle) t.idle_gpu_hours = cents(t.idle_gpu_hours + r.gpu_hours_held);
   add(t.saved, r.saved);
   add(t.idle_cost, r.idle_cost);
 }
@@ -156,6 +162,10 @@ Summary summarize(const std::vector<WorkloadInput>& workloads, const IdleRule& i
       r.saved[p.price->currency] += saved_gpus * r.hours * p.price->per_gpu_hour;
       if (r.idle) r.idle_cost[p.price->currency] += held_gpus * r.hours * p.price->per_gpu_hour;
     }
+    r.gpu_hours_saved = cents(r.gpu_hours_saved);
+    r.gpu_hours_held = cents(r.gpu_hours_held);
+    for (auto* m : {&r.saved, &r.idle_cost})
+      for (auto& [c, v] : *m) v = cents(v);
     s.workloads.push_back(std::move(r));
   }
   std::sort(s.workloads.begin(), s.workloads.end(), [](const WorkloadRow& a, const WorkloadRow& b) {

@@ -114,7 +114,8 @@ struct Summary {
 
 // RPT-1…RPT-3. `window`: --since; `now`: the report's time. A workload's hours are the part of the window its
 // numbers stand on: the span of its usage data when there is some, else the age of its oldest running pod,
-// never more than the window.
+// never more than the window. GPU-hours and money are rounded to two decimals per row, and totals are the sums
+// of the rounded rows, so a table's rows add up to its totals.
 Summary summarize(const std::vector<WorkloadInput>& workloads, const IdleRule& idle, std::chrono::seconds window,
                   common::TimePoint now);
 

@@ -522,7 +522,7 @@ int Demo::finish() {
   } else {
     say("(kubex report failed with exit code " + std::to_string(code) + "; see " + text + ")");
   }
-  const int html_code = kubex_report({"-o", "html", "--output", html}, dir_ + "/report-html.log");
+  const int html_code = kubex_report({"-o", "html", "--output-file", html}, dir_ + "/report-html.log");
   say("");
   if (!settled_)
     say("(the workloads had not all settled within " + std::to_string(o_.timeout.count()) + " s)");

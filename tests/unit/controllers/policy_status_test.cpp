@@ -156,7 +156,7 @@ TEST_F(PolicyFixture, ClusterPolicyAndInvalidStrategy) {  // OBS-1 StrategyInval
   bad["experimental"]["gpuKaiContract"] = "v1alpha1-2026-04";
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", bad));
   api.put(kubex_object("ClusterGpuReactivePolicy", "", "reactive", reactive_spec("kai", true)));
-  auto r = reconcile("ClusterGpuReactivePolicy//reactive");
+  auto r = reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
   const std::string msg =
       "ClusterAutomationStrategy \"kai\" is invalid: spec.experimental.gpuKaiContract: unsupported value "
@@ -170,7 +170,7 @@ TEST_F(PolicyFixture, ClusterPolicyAndInvalidStrategy) {  // OBS-1 StrategyInval
 
   // Missing cluster strategy: the cluster form of the message.
   api.erase(K::kClusterAutomationStrategy, "", "kai");
-  reconcile("ClusterGpuReactivePolicy//reactive");
+  reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(
       api.condition(K::kClusterGpuReactivePolicy, "", "reactive", "AutomationStrategyResolved")["message"],
       "ClusterAutomationStrategy \"kai\" not found");
@@ -231,7 +231,7 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   api.put(kubex_object("GpuReactivePolicy", "ml", "local", reactive_spec("gpu")));
   workloads->items = {deployment("ml", "a", kGpu), deployment("team", "b", kGpu),
                deployment("ml", "plain", json::object()), deployment("kube-system", "sys", kGpu)};
-  reconcile("ClusterGpuReactivePolicy//reactive");
+  reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"], 2);
   reconcile("GpuReactivePolicy/ml/local");
   EXPECT_EQ(api.status(K::kGpuReactivePolicy, "ml", "local")["matchedWorkloads"], 1);
@@ -241,11 +241,11 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   auto c = deployment("team", "c", kGpu);
   ctl->workload_changed(nullptr, c.get());
   EXPECT_FALSE(ctl->controller().queue().try_get());  // coalesced: not before 1s
-  EXPECT_EQ(queued(), std::set<std::string>{"ClusterGpuReactivePolicy//reactive"});
+  EXPECT_EQ(queued(), std::set<std::string>{"ClusterGpuReactivePolicy/reactive"});
   auto d = deployment("ml", "d", kGpu);
   ctl->workload_changed(nullptr, d.get());
   EXPECT_EQ(queued(),
-            (std::set<std::string>{"ClusterGpuReactivePolicy//reactive", "GpuReactivePolicy/ml/local"}));
+            (std::set<std::string>{"ClusterGpuReactivePolicy/reactive", "GpuReactivePolicy/ml/local"}));
   auto unlabeled = deployment("ml", "e", json::object());
   ctl->workload_changed(nullptr, unlabeled.get());
   EXPECT_TRUE(queued().empty());
@@ -253,14 +253,14 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   EXPECT_EQ(queued().size(), 2u);
 
   workloads->items.push_back(c);
-  reconcile("ClusterGpuReactivePolicy//reactive");
+  reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"], 3);
   auto gone = workloads->items.front();  // ml/a deleted
   workloads->items.erase(workloads->items.begin());
   ctl->workload_changed(gone.get(), nullptr);
   EXPECT_EQ(queued(),
-            (std::set<std::string>{"ClusterGpuReactivePolicy//reactive", "GpuReactivePolicy/ml/local"}));
-  reconcile("ClusterGpuReactivePolicy//reactive");
+            (std::set<std::string>{"ClusterGpuReactivePolicy/reactive", "GpuReactivePolicy/ml/local"}));
+  reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"], 2);
 
   // global-config's protected namespaces change what counts; a change reaches every policy.
@@ -269,8 +269,8 @@ TEST_F(PolicyFixture, MatchedWorkloadsFollowTheCaches) {  // OBS-1 matchedWorklo
   cache.sync();
   ctl->all_changed();
   EXPECT_EQ(queued(),
-            (std::set<std::string>{"ClusterGpuReactivePolicy//reactive", "GpuReactivePolicy/ml/local"}));
-  reconcile("ClusterGpuReactivePolicy//reactive");
+            (std::set<std::string>{"ClusterGpuReactivePolicy/reactive", "GpuReactivePolicy/ml/local"}));
+  reconcile("ClusterGpuReactivePolicy/reactive");
   EXPECT_EQ(api.status(K::kClusterGpuReactivePolicy, "", "reactive")["matchedWorkloads"],
             1);  // kube-system/sys
 }

@@ -24,7 +24,7 @@ using namespace std::chrono_literals;
 using K = api::Kind;
 
 const std::string kKey = "Deployment/ml/infer";
-const std::string kPolicy = "ClusterProactivePolicy//seed";
+const std::string kPolicy = "ClusterProactivePolicy/seed";
 const std::string kRequests = "cwproactive.rightsizing.kubex.ai/desired-resource-requests";
 const std::string kLimits = "cwproactive.rightsizing.kubex.ai/desired-resource-limits";
 const std::string kState = "cwproactive.rightsizing.kubex.ai/proactive-state";

@@ -21,7 +21,7 @@ using namespace std::chrono_literals;
 using K = api::Kind;
 
 const json kGpu = {{"nvidia.com/gpu.present", "true"}};
-const std::string kKey = "ClusterGpuReactivePolicy//reactive";
+const std::string kKey = "ClusterGpuReactivePolicy/reactive";
 const std::string kRequests = "cwgpureactive.rightsizing.kubex.ai/desired-resource-requests";
 const std::string kState = "cwgpureactive.rightsizing.kubex.ai/reactive-state";
 

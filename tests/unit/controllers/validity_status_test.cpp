@@ -58,7 +58,7 @@ class ValidityFixture : public ::testing::Test {
 
 TEST_F(ValidityFixture, StrategyValidThenInvalidThenFixed) {  // OBS-1, OBS-2, VAL-1, VAL-6, API-1
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
-  auto r = reconcile("ClusterAutomationStrategy//kai");
+  auto r = reconcile("ClusterAutomationStrategy/kai");
   ASSERT_TRUE(r) << r.error();
   EXPECT_EQ(r->requeue_after, common::Duration::zero());  // valid: nothing to come back for
   json c = api.condition(K::kClusterAutomationStrategy, "", "kai", "Valid");
@@ -72,7 +72,7 @@ TEST_F(ValidityFixture, StrategyValidThenInvalidThenFixed) {  // OBS-1, OBS-2, V
   json spec = kai_strategy_spec();
   spec.erase("experimental");
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", spec));
-  r = reconcile("ClusterAutomationStrategy//kai");
+  r = reconcile("ClusterAutomationStrategy/kai");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));  // VAL-6
   const std::string msg =
@@ -93,16 +93,16 @@ TEST_F(ValidityFixture, StrategyValidThenInvalidThenFixed) {  // OBS-1, OBS-2, V
   // VAL-6: the requeue re-validates and writes nothing new; no second event, also not after a restart.
   int writes = api.writes;
   clock.advance(5min);
-  r = reconcile("ClusterAutomationStrategy//kai");
+  r = reconcile("ClusterAutomationStrategy/kai");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
   restart();
-  r = reconcile("ClusterAutomationStrategy//kai");
+  r = reconcile("ClusterAutomationStrategy/kai");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
   EXPECT_EQ(api.writes, writes);
   EXPECT_EQ(events.size(), 1u);
 
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
-  r = reconcile("ClusterAutomationStrategy//kai");
+  r = reconcile("ClusterAutomationStrategy/kai");
   EXPECT_EQ(api.condition(K::kClusterAutomationStrategy, "", "kai", "Valid")["status"], "True");
   EXPECT_EQ(api.condition(K::kClusterAutomationStrategy, "", "kai", "Valid")["observedGeneration"], 3);
   EXPECT_EQ(r->requeue_after, common::Duration::zero());
@@ -127,10 +127,10 @@ TEST_F(ValidityFixture, SingletonsAndOtherNames) {  // API-4, VAL-4 singletons, 
   api.put(kubex_object("GlobalConfiguration", "", "other", json::object()));
   api.put(kubex_object("PolicyEvaluation", "", "policy-evaluation", json::object()));
   api.put(kubex_object("PolicyEvaluation", "", "precedence", json::object()));
-  ASSERT_TRUE(reconcile("GlobalConfiguration//global-config"));
-  ASSERT_TRUE(reconcile("GlobalConfiguration//other"));
-  ASSERT_TRUE(reconcile("PolicyEvaluation//policy-evaluation"));
-  auto r = reconcile("PolicyEvaluation//precedence");
+  ASSERT_TRUE(reconcile("GlobalConfiguration/global-config"));
+  ASSERT_TRUE(reconcile("GlobalConfiguration/other"));
+  ASSERT_TRUE(reconcile("PolicyEvaluation/policy-evaluation"));
+  auto r = reconcile("PolicyEvaluation/precedence");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "global-config", "Valid")["status"], "True");
   EXPECT_EQ(api.condition(K::kPolicyEvaluation, "", "policy-evaluation", "Valid")["status"], "True");
@@ -146,7 +146,7 @@ TEST_F(ValidityFixture, SingletonsAndOtherNames) {  // API-4, VAL-4 singletons, 
                 {"Warning", "InvalidSpec", "metadata.name: must be \"policy-evaluation\""}}));
   // An invalid global-config: Valid=False and a Warning InvalidSpec.
   api.put(kubex_object("GlobalConfiguration", "", "global-config", {{"gpuReactiveCheckInterval", "10s"}}));
-  reconcile("GlobalConfiguration//global-config");
+  reconcile("GlobalConfiguration/global-config");
   c = api.condition(K::kGlobalConfiguration, "", "global-config", "Valid");
   EXPECT_EQ(c["message"], "spec.gpuReactiveCheckInterval: must be at least 1m");
   EXPECT_EQ(summarize(events).back(),
@@ -156,7 +156,7 @@ TEST_F(ValidityFixture, SingletonsAndOtherNames) {  // API-4, VAL-4 singletons, 
   api.at(K::kGlobalConfiguration, "", "global-config")["status"]["conditions"].push_back(
       {{"type", "KaiQueuesReady"}, {"status", "True"}, {"reason", "QueuesReady"}, {"message", ""}});
   api.put(kubex_object("GlobalConfiguration", "", "global-config", json::object()));
-  reconcile("GlobalConfiguration//global-config");
+  reconcile("GlobalConfiguration/global-config");
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "global-config", "Valid")["status"], "True");
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "global-config", "KaiQueuesReady")["reason"],
             "QueuesReady");
@@ -167,8 +167,8 @@ TEST_F(ValidityFixture, ConfiguredSingletonName) {  // API-4 with --global-confi
   api.put(kubex_object("GlobalConfiguration", "", "global-config", json::object()));
   // (The CRD shipped allows only global-config; the engine still judges names by its flag.)
   api.put(kubex_object("GlobalConfiguration", "", "cluster-settings", json::object()));
-  reconcile("GlobalConfiguration//global-config");
-  reconcile("GlobalConfiguration//cluster-settings");
+  reconcile("GlobalConfiguration/global-config");
+  reconcile("GlobalConfiguration/cluster-settings");
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "global-config", "Valid")["message"],
             "metadata.name: must be \"cluster-settings\"");
   EXPECT_EQ(api.condition(K::kGlobalConfiguration, "", "cluster-settings", "Valid")["status"], "True");
@@ -181,17 +181,17 @@ TEST_F(ValidityFixture, ConsolidationAvailableFromValidation) {  // CON-11, OBS-
   bad.erase("experimental");
   // A valid policy says that this engine does not consolidate, instead of nothing.
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", good));
-  auto r = reconcile("GpuConsolidationPolicy//pool-a");
+  auto r = reconcile("GpuConsolidationPolicy/pool-a");
   EXPECT_EQ(r->requeue_after, common::Duration::zero());
   json c = api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available");
   EXPECT_EQ(c["status"], "Unknown");
   EXPECT_EQ(c["reason"], "NotEvaluated");
   int writes = api.writes;
-  reconcile("GpuConsolidationPolicy//pool-a");
+  reconcile("GpuConsolidationPolicy/pool-a");
   EXPECT_EQ(api.writes, writes);  // unchanged: no second write
 
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", bad));
-  r = reconcile("GpuConsolidationPolicy//pool-a");
+  r = reconcile("GpuConsolidationPolicy/pool-a");
   EXPECT_EQ(r->requeue_after, std::chrono::minutes(5));
   c = api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available");
   EXPECT_EQ(c["status"], "False");
@@ -203,23 +203,23 @@ TEST_F(ValidityFixture, ConsolidationAvailableFromValidation) {  // CON-11, OBS-
 
   // Fixed: validation's condition becomes NotEvaluated again.
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-a", good));
-  reconcile("GpuConsolidationPolicy//pool-a");
+  reconcile("GpuConsolidationPolicy/pool-a");
   EXPECT_EQ(api.condition(K::kGpuConsolidationPolicy, "", "pool-a", "Available")["reason"], "NotEvaluated");
 
   // The consolidation controller's own Available is never touched.
   api.at(K::kGpuConsolidationPolicy, "", "pool-a")["status"]["conditions"] = {
       {{"type", "Available"}, {"status", "True"}, {"reason", "NoCandidate"}, {"message", "pool: 3 nodes"}}};
   writes = api.writes;
-  reconcile("GpuConsolidationPolicy//pool-a");
+  reconcile("GpuConsolidationPolicy/pool-a");
   EXPECT_EQ(api.writes, writes);
 
   // Not even when the cache is behind the consolidation controller's write (the write keeps its reason).
   api.put(kubex_object("GpuConsolidationPolicy", "", "pool-b", good));
-  reconcile("GpuConsolidationPolicy//pool-b");
+  reconcile("GpuConsolidationPolicy/pool-b");
   cache.sync();  // the cache now holds NotEvaluated; the controller then writes Draining
   api.at(K::kGpuConsolidationPolicy, "", "pool-b")["status"]["conditions"] = {
       {{"type", "Available"}, {"status", "True"}, {"reason", "Draining"}, {"message", "draining node n2"}}};
-  EXPECT_TRUE(ctl->reconcile("GpuConsolidationPolicy//pool-b").has_value());
+  EXPECT_TRUE(ctl->reconcile("GpuConsolidationPolicy/pool-b").has_value());
   EXPECT_EQ(api.condition(K::kGpuConsolidationPolicy, "", "pool-b", "Available")["reason"], "Draining");
 }
 
@@ -227,7 +227,7 @@ TEST_F(ValidityFixture, ErrorsAreValuesAndGoneObjectsAreNoWork) {  // VAL-6, ENG
   // Keys that name nothing of ours.
   for (const char* key :
        {"", "garbage", "Pod/ml/x", "ClusterAutomationStrategy/ml/x", "AutomationStrategy//x",
-        "AutomationStrategy/ml/", "StaticPolicy/ml/p", "ClusterAutomationStrategy//missing"}) {
+        "AutomationStrategy/ml/", "StaticPolicy/ml/p", "ClusterAutomationStrategy/missing"}) {
     auto r = reconcile(key);
     ASSERT_TRUE(r) << key;
     EXPECT_EQ(r->requeue_after, common::Duration::zero()) << key;
@@ -236,11 +236,11 @@ TEST_F(ValidityFixture, ErrorsAreValuesAndGoneObjectsAreNoWork) {  // VAL-6, ENG
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
   cache.sync();
   api.erase(K::kClusterAutomationStrategy, "", "kai");
-  EXPECT_TRUE(ctl->reconcile("ClusterAutomationStrategy//kai"));
+  EXPECT_TRUE(ctl->reconcile("ClusterAutomationStrategy/kai"));
   // API errors: an error outcome (the controller's rate-limited retry), never an exception.
   api.put(kubex_object("ClusterAutomationStrategy", "", "kai", kai_strategy_spec()));
   api.fail = kube::ApiStatus{500, "InternalError", "etcd is down", 0};
-  auto r = reconcile("ClusterAutomationStrategy//kai");
+  auto r = reconcile("ClusterAutomationStrategy/kai");
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().find("etcd is down"), std::string::npos);
   api.fail.reset();
@@ -250,7 +250,7 @@ TEST_F(ValidityFixture, ErrorsAreValuesAndGoneObjectsAreNoWork) {  // VAL-6, ENG
   ExplodingObjects exploding;
   d.objects = &exploding;
   ValidityStatusController throwing(std::move(d));
-  auto t = throwing.reconcile("ClusterAutomationStrategy//kai");
+  auto t = throwing.reconcile("ClusterAutomationStrategy/kai");
   ASSERT_FALSE(t);
   EXPECT_NE(t.error().find("cache exploded"), std::string::npos);
 }
@@ -260,7 +260,7 @@ TEST_F(ValidityFixture, ReconcilesCountUnderTheStrategyController) {  // OBS-5
       kubex_object("ClusterAutomationStrategy", "", "bad", {{"enablement", {{"overrideScheduler", "kai"}}}}));
   cache.sync();
   EXPECT_EQ(ctl->name(), "strategy");
-  EXPECT_EQ(ctl->controller().reconcile_key("ClusterAutomationStrategy//bad"), "requeue_after");
+  EXPECT_EQ(ctl->controller().reconcile_key("ClusterAutomationStrategy/bad"), "requeue_after");
   std::string text = metrics.render();
   EXPECT_NE(
       text.find(R"(controller_runtime_reconcile_total{controller="strategy",result="requeue_after"} 1)"),

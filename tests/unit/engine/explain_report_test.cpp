@@ -154,5 +154,80 @@ TEST(ExplainReport, APauseNamesItsAnnotationAndObject) {
             "time), which has no effect: the strategy sets safetyChecks.enablePauseUntilAnnotationCheck: false");
 }
 
+// CLI-1, ADM-4 (issue 34 item 8): the pause sentence appeared three times (the pause line, "Here: …" after
+// pause-active, and again under the pod in Actuation). Said once; a pod paused by another object still says so.
+TEST(ExplainReport, ThePauseIsSaidOnce) {
+  Explanation e = managed();
+  e.admission_result = "SKIPPED";
+  e.admission_stops = {explain_reason("pause-active")};
+  e.pause = ExplainPause{"namespace", "Namespace/ml", "infinite", "no end", true};
+  e.actuation->pods[0].blocked_by = {explain_reason("pause-active")};
+  e.actuation->pods[0].pause = e.pause;
+  std::ostringstream out;
+  print_explanation(e, out);
+  const std::string text = out.str();
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(pause_text(*e.pause)), 1u) << text;
+  EXPECT_EQ(count(reason_sentence("pause-active")), 1u) << text;
+  // The running pod paused by its own annotation: that one is named too.
+  e.actuation->pods[0].pause = ExplainPause{"pod", "Pod/chat-1", "infinite", "no end", true};
+  std::ostringstream own;
+  print_explanation(e, own);
+  EXPECT_NE(own.str().find("    chat-1: " + pause_text(*e.actuation->pods[0].pause) + "\n"), std::string::npos)
+      << own.str();
+}
+
+// PRO-2 (issue 34 item 8): in a pod's first minutes the proactive row showed an SM P95 and MEMORY MAX beside
+// "no SM samples" and span -/-. A value without its span is shown as no value, like the reason says.
+TEST(ExplainReport, NoP95BesideNoSamples) {
+  Explanation e = managed();
+  ExplainProactive p;
+  p.policy = "ClusterProactivePolicy/baseline";
+  p.queried = true;
+  p.containers = {{"app", "1 (whole GPUs)", 12.5, 30.0, "", "", "", "", "", "", "no GPU history: no SM samples"}};
+  e.proactive = p;
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_EQ(out.str().find("12.5%"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("no value for app: no GPU history: no SM samples"), std::string::npos) << out.str();
+  const json doc = explanation_json(e);
+  EXPECT_TRUE(doc["proactive"]["containers"][0]["smP95"].is_null());
+  // With its span, the value shows.
+  e.proactive->containers[0].compute_span = "40m";
+  e.proactive->containers[0].memory_span = "40m";
+  std::ostringstream spanned;
+  print_explanation(e, spanned);
+  EXPECT_NE(spanned.str().find("12.5%"), std::string::npos) << spanned.str();
+}
+
+// ACT-3b / ACT-10 (issue 34 item 8): a crash-looping pod's min-ready-duration-not-met says what kubex does.
+TEST(ExplainReport, ACrashLoopingPodSaysKubexWillNotEvictIt) {
+  const json looping = json::parse(R"({"status": {"conditions": [{"type": "Ready", "status": "False"}],
+      "containerStatuses": [{"name": "app", "restartCount": 4,
+                             "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}})");
+  EXPECT_EQ(crash_loop_evidence(looping), "container app: CrashLoopBackOff, 4 restarts");
+  // Ready between restarts (no readiness probe): still crash-looping while it waits in back-off.
+  json between = looping;
+  between["status"]["conditions"][0]["status"] = "True";
+  EXPECT_EQ(crash_loop_evidence(between), "container app: CrashLoopBackOff, 4 restarts");
+  const json fresh = json::parse(R"({"status": {"conditions": [{"type": "Ready", "status": "True"}],
+      "containerStatuses": [{"name": "app", "restartCount": 0, "state": {"running": {}}}]}})");
+  EXPECT_EQ(crash_loop_evidence(fresh), "");
+  const ExplainReason r = crash_looping_reason(crash_loop_evidence(looping));
+  EXPECT_EQ(r.name, "min-ready-duration-not-met");
+  EXPECT_EQ(r.sentence.rfind("crash-looping: kubex will not evict it (container app: CrashLoopBackOff", 0), 0u)
+      << r.sentence;
+  Explanation e = managed();
+  e.actuation->pods[0].blocked_by = {r};
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_NE(out.str().find("min-ready-duration-not-met: crash-looping: kubex will not evict it"), std::string::npos)
+      << out.str();
+}
+
 }  // namespace
 }  // namespace kubex::engine

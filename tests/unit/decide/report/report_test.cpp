@@ -87,6 +87,10 @@ TEST(ReportIdle, EveryConditionOfTheRule) {
       {"no data", 50, WindowUsage{true, std::nullopt, std::nullopt, std::nullopt}, false, "no data"},
       {"prometheus down", 50, WindowUsage{}, false, "no data"},
       {"under an hour", 50, usage(0.01, 0.02, hours(0)), false, "less than 1h of data"},
+      // RPT-2, issue 34 item 7: samples of one signal, or without a span yet, are not "no data" (the usage
+      // columns show them); they are less than an hour of data.
+      {"SM samples only", 50, WindowUsage{true, 0.01, std::nullopt, std::nullopt}, false, "less than 1h of data"},
+      {"no span yet", 50, WindowUsage{true, 0.01, 0.02, std::nullopt}, false, "less than 1h of data"},
       {"busy SM", 50, usage(0.05, 0.02, hours(2)), false, "p95 SM use 0.05 GPU is not below 5%"},
       {"memory used", 50, usage(0.01, 0.05, hours(2)), false, "max memory footprint 0.05 GPU is not below 10%"},
       {"at the minimum", 25, usage(0.0, 0.0, hours(2)), true, ""},
@@ -97,6 +101,31 @@ TEST(ReportIdle, EveryConditionOfTheRule) {
     EXPECT_EQ(is_idle(w, c.held, rule, &why), c.idle) << c.name;
     EXPECT_NE(why.find(c.why), std::string::npos) << c.name << ": " << why;
   }
+}
+
+// RPT-1, issue 34 item 7: rows round to two decimals and the totals are the sums of the rounded rows, so the
+// rows printed add up to the total printed (three rows of 1/3 GPU-hour each: 0.33 × 3 = 0.99, not 1).
+TEST(ReportSummary, RowGpuHoursAddUpToTheTotal) {
+  const Price usd{1.0, "USD"};
+  std::vector<WorkloadInput> ws;
+  for (const char* name : {"a", "b", "c"}) {
+    // written 1 GPU, held 0 for a third of an hour: 1/3 GPU-hour saved each.
+    ws.push_back({"ns", "Deployment", name, true, 100, {pod(std::string(name) + "-1", 0, "n1", usd)},
+                  WindowUsage{true, 0.5, 0.5, seconds(1200)}});
+  }
+  Summary s = summarize(ws, IdleRule{}, hours(24), kNow);
+  ASSERT_EQ(s.workloads.size(), 3u);
+  double rows = 0, money = 0;
+  for (const auto& r : s.workloads) {
+    EXPECT_DOUBLE_EQ(r.gpu_hours_saved, 0.33) << r.name;
+    rows += r.gpu_hours_saved;
+    money += r.saved.at("USD");
+  }
+  EXPECT_EQ(format_hours(s.cluster.gpu_hours_saved), format_hours(rows));
+  EXPECT_EQ(format_hours(s.cluster.gpu_hours_saved), "0.99");
+  EXPECT_EQ(format_money(s.cluster.saved), "0.99 USD");
+  EXPECT_EQ(format_hours(s.namespaces.at(0).gpu_hours_saved), "0.99");
+  EXPECT_NEAR(money, 0.99, 1e-9);
 }
 
 // RPT-3: saved = (as written − held) × hours × price, idle = held × hours × price, priced by each pod's node;
