@@ -44,12 +44,10 @@ ApiResponse ApiServer::do_apply(const ApiRequest& req, const RequestInfo& ri, co
   }
   if (!config.contains("metadata") || !config["metadata"].is_object()) config["metadata"] = json::object();
   json& meta = config["metadata"];
+  // A name that is not the URL's fails in the update after the conflict check (write_update), as in
+  // kube-apiserver; a create by apply checks it here.
   std::string body_name = meta.value("name", "");
-  if (!body_name.empty() && body_name != ri.name) {
-    return ApiResponse::error(bad_request("the name of the object (" + body_name +
-                                          ") does not match the name on the URL (" + ri.name + ")"));
-  }
-  meta["name"] = ri.name;
+  if (body_name.empty()) meta["name"] = ri.name;
   if (meta.contains("managedFields")) {
     return ApiResponse::error(invalid(r, ri.name, {{"FieldValueForbidden",
                                                     "metadata.managedFields: Forbidden: cannot be set on an apply",
@@ -66,6 +64,10 @@ ApiResponse ApiServer::do_apply(const ApiRequest& req, const RequestInfo& ri, co
     auto so = store_.get(storage_of(r), object_key(ns, ri.name));
     if (!so) {
       if (!ri.subresource.empty()) return ApiResponse::error(not_found(r, ri.name));
+      if (body_name != ri.name && !body_name.empty()) {
+        return ApiResponse::error(bad_request("the name of the object (" + body_name +
+                                              ") does not match the name on the URL (" + ri.name + ")"));
+      }
       auto created = ssa::apply(sreq, nullptr, config, force);
       if (!created) return ApiResponse::error(created.error());
       json managed = (*created)["metadata"]["managedFields"];

@@ -280,10 +280,8 @@ void remove_unowned(json& obj, const FieldSet& last, const FieldSet& owned, cons
         it = obj.erase(it);
         continue;
       }
-      if (!o->member) {
-        bool declared = true;
-        remove_unowned(*it, *l, *o, t.field(it.key(), declared));
-      }
+      bool declared = true;
+      remove_unowned(*it, *l, *o, t.field(it.key(), declared));
       ++it;
     }
     return;
@@ -296,7 +294,7 @@ void remove_unowned(json& obj, const FieldSet& last, const FieldSet& owned, cons
       const FieldSet* l = last.find(pe);
       const FieldSet* o = owned.find(pe);
       if (l && (!o || o->empty())) continue;
-      if (l && !o->member) remove_unowned(obj[i], *l, *o, item);
+      if (l) remove_unowned(obj[i], *l, *o, item);
       out.push_back(std::move(obj[i]));
     }
     obj = std::move(out);
