@@ -480,4 +480,4 @@ def test_kubectl_apply_server_side(sim, namespace, tmp_path):
 
     # An ordinary write records its manager as an Update.
     sim.kubectl("label", "configmap", "ssa", "-n", namespace, "tier=web")
-    assert managers()[1][("kubectl-label", "Update")] == {"f:metadata": {"f:labels": {".": {}, "f:tier": {}}}}
+    assert managers()[1][("kubectl-label", "Update")] == {"f:metadata": {"f:labels": {"f:tier": {}}}}
