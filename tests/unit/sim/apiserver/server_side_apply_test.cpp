@@ -35,7 +35,7 @@ TEST(ManagedFields, FieldsV1RoundTripAndPaths) {
   auto s = FieldSet::from_fields_v1(v);
   ASSERT_TRUE(s);
   EXPECT_EQ(s->to_fields_v1(), v);
-  EXPECT_EQ(s->size(), 5u);
+  EXPECT_EQ(s->size(), 4u);
   std::vector<std::string> paths;
   s->for_each([&](const auto& p) { paths.push_back(path_string(p)); });
   EXPECT_EQ(paths, (std::vector<std::string>{".data", ".data.a", ".spec.containers[name=\"c\"]",
