@@ -181,3 +181,123 @@ def test_same_status_codes_and_reasons_as_kube_apiserver(cp, crds, sim):  # DESI
         with open(os.environ["KUBEX_CONFORMANCE_TABLE"], "w") as f:
             f.write(table + "\n")
     assert diffs == [], f"kubex-sim differs from kube-apiserver in: {diffs}\n{table}"
+
+
+# --- server-side apply (issue 34 item 5) ------------------------------------------------------------------------
+
+SSA_NS = "diff-ssa"
+TEST_MANAGERS = {"m1", "m2", "m3", "m4"}
+
+
+def managed(obj):
+    """The test managers' managedFields entries, normalised: no times, fieldsV1 as sorted JSON."""
+    return sorted((e["manager"], e["operation"], e["apiVersion"], e.get("subresource", ""),
+                   json.dumps(e.get("fieldsV1", {}), sort_keys=True))
+                  for e in obj.get("metadata", {}).get("managedFields", []) if e["manager"] in TEST_MANAGERS)
+
+
+def ssa_sequence(api):
+    """(step, status, reason, what the step's answer must agree on) for the same server-side apply requests."""
+    out = []
+    cms = f"/api/v1/namespaces/{SSA_NS}/configmaps"
+    deps = f"/apis/apps/v1/namespaces/{SSA_NS}/deployments"
+    crs = f"/apis/{GROUP}/v1alpha1/clusterautomationstrategies"
+
+    def step(name, method, path, body=None, view=None, **kw):
+        status, text = api.call(method, path, body=body, **kw)
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            doc = {}
+        if doc.get("kind") == "Status":
+            detail = {"message": doc.get("message"), "causes": doc.get("details", {}).get("causes")}
+        else:
+            detail = {"managedFields": managed(doc), **(view(doc) if view else {})}
+        out.append((name, method, status, reason(status, text), detail))
+        return doc
+
+    def apply(name, path, obj, manager, force=False, view=None, yaml_text=None):
+        query = {"fieldManager": manager} if manager else {}
+        if force:
+            query["force"] = "true"
+        body = yaml_text if yaml_text is not None else json.dumps(obj)
+        return step(name, "PATCH", path, body, view=view, content_type="application/apply-patch+yaml", query=query)
+
+    def cm(data, labels=None):
+        meta = {"name": "s1"}
+        if labels:
+            meta["labels"] = labels
+        return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": data}
+
+    cm_view = lambda d: {"data": d.get("data"), "labels": d.get("metadata", {}).get("labels")}  # noqa: E731
+    api.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": SSA_NS}})
+    apply("apply without fieldManager", f"{cms}/s1", cm({"a": "1"}), None)
+    apply("apply creates (YAML body)", f"{cms}/s1", None, "m1", view=cm_view,
+          yaml_text="apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: s1\n  labels: {app: x, tier: web}\n"
+                    "data:\n  a: \"1\"\n  b: \"2\"\n")
+    apply("re-apply is a no-op", f"{cms}/s1", cm({"a": "1", "b": "2"}, {"app": "x", "tier": "web"}), "m1", view=cm_view)
+    apply("apply conflict with another manager", f"{cms}/s1", cm({"a": "9"}), "m2", view=cm_view)
+    apply("apply the same value shares ownership", f"{cms}/s1", cm({"b": "2"}), "m2", view=cm_view)
+    apply("forced apply takes ownership", f"{cms}/s1", cm({"a": "9", "b": "2"}), "m2", force=True, view=cm_view)
+    step("merge patch records an Update manager", "PATCH", f"{cms}/s1", {"data": {"z": "1"}}, view=cm_view,
+         content_type="application/merge-patch+json", query={"fieldManager": "m3"})
+    apply("conflict with an Update manager", f"{cms}/s1", cm({"z": "2"}), "m1", view=cm_view)
+    apply("apply drops fields it no longer sets", f"{cms}/s1", cm({"c": "3"}, {"app": "x"}), "m1", view=cm_view)
+    step("update records its manager", "PUT", f"{cms}/s1",
+         {**cm({"a": "9", "b": "2", "c": "4", "z": "1"}, {"app": "x"})}, view=cm_view, query={"fieldManager": "m4"})
+    apply("apply with a name that is not the URL's", f"{cms}/s1", {**cm({"c": "3"}), "metadata": {"name": "other"}},
+          "m1")
+    apply("apply create with a name that is not the URL's", f"{cms}/s2", {**cm({"c": "3"}), "metadata": {"name": "x"}},
+          "m1")
+
+    def dep(containers):
+        return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d1"},
+                "spec": {"selector": {"matchLabels": {"app": "d1"}},
+                         "template": {"metadata": {"labels": {"app": "d1"}}, "spec": {"containers": containers}}}}
+
+    def dep_view(d):
+        cs = d.get("spec", {}).get("template", {}).get("spec", {}).get("containers", [])
+        return {"containers": [(c["name"], c.get("image"), [e["name"] for e in c.get("env", [])],
+                                [(p["containerPort"], p.get("protocol")) for p in c.get("ports", [])]) for c in cs]}
+
+    apply("apply a Deployment", deps + "/d1",
+          dep([{"name": "a", "image": "i1", "ports": [{"containerPort": 80}], "env": [{"name": "E1", "value": "1"}]}]),
+          "m1", view=dep_view)
+    apply("second manager adds a container (list merged by name)", deps + "/d1",
+          dep([{"name": "b", "image": "i2"}]), "m2", view=dep_view)
+    apply("second manager adds env to the first container (merged by name)", deps + "/d1",
+          dep([{"name": "a", "env": [{"name": "E2", "value": "2"}]}]), "m3", view=dep_view)
+    apply("image conflict inside a merged list", deps + "/d1", dep([{"name": "a", "image": "i9"}]), "m2",
+          view=dep_view)
+    apply("forced image inside a merged list", deps + "/d1", dep([{"name": "a", "image": "i9"}]), "m2", force=True,
+          view=dep_view)
+    apply("first manager drops its port and env", deps + "/d1", dep([{"name": "a", "image": "i1"}]), "m1",
+          force=True, view=dep_view)
+
+    cr = {"apiVersion": f"{GROUP}/v1alpha1", "kind": "ClusterAutomationStrategy", "metadata": {"name": "ssa-s"},
+          "spec": {"enablement": {"gpu": {"requests": {"upsize": True, "downsize": False}}}}}
+    cr_view = lambda d: {"spec": d.get("spec", {}).get("enablement")}  # noqa: E731
+    apply("apply creates a custom resource", f"{crs}/ssa-s", cr, "m1", view=cr_view)
+    cr2 = json.loads(json.dumps(cr))
+    cr2["spec"]["enablement"]["gpu"]["requests"] = {"upsize": False}
+    apply("conflict on a custom resource", f"{crs}/ssa-s", cr2, "m2", view=cr_view)
+    apply("forced apply on a custom resource", f"{crs}/ssa-s", cr2, "m2", force=True, view=cr_view)
+    api.call("DELETE", f"{crs}/ssa-s")
+    return out
+
+
+def test_server_side_apply_same_as_kube_apiserver(cp, crds, sim):
+    """The same server-side apply requests to both servers: the same status, reason, conflict message and causes,
+    object, and managedFields (managers, operations, apiVersions, fieldsV1; not times)."""
+    real = ssa_sequence(Api(cp.client()))
+    simulated = ssa_sequence(Api(sim.client()))
+    assert [r[0] for r in real] == [s[0] for s in simulated]
+    rows, diffs = [], []
+    for (name, method, rs, rr, rd), (_, _, ss, sr, sd) in zip(real, simulated):
+        same = (rs, rr, rd) == (ss, sr, sd)
+        rows.append(f"| {name} | {method} | {rs} {rr} | {ss} {sr} | {'same' if same else 'DIFFERENT'} |")
+        if not same:
+            diffs.append(f"{name}:\n  kube-apiserver: {rs} {rr} {json.dumps(rd)}\n  kubex-sim:      {ss} {sr} "
+                         f"{json.dumps(sd)}")
+    print("\n" + "\n".join(["| step | method | kube-apiserver | kubex-sim | result |", "|---|---|---|---|---|", *rows]))
+    assert diffs == [], "kubex-sim's server-side apply differs from kube-apiserver's:\n" + "\n".join(diffs)

@@ -497,9 +497,8 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     installs the RBAC on a real kube-apiserver), then `helm upgrade --dry-run=server`: the upgrade renders the
     Secret and caBundles of the installed release (lookup), not a new CA, so an upgrade never breaks TLS."""
     sim = sim_factory()
-    # helm 4 applies server-side by default; kubex-sim has no server-side apply (docs/kubex-sim.md lists it), so the
-    # sim gets helm's client-side three-way merge. tests/conformance installs with the default on kube-apiserver.
-    kube = ["--kubeconfig", sim.kubeconfig, "--server-side=false"]
+    # helm 4 applies server-side by default (kubex-sim serves server-side apply since issue 34 item 5).
+    kube = ["--kubeconfig", sim.kubeconfig]
     res = run_helm(helm, "install", "kubex-crds", str(ROOT / "charts" / "kubex-crds"), *kube, "--wait",
                    "--timeout", "60s")
     assert res.returncode == 0, res.stderr
@@ -522,7 +521,7 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     assert one(rendered, "Secret")["data"] == secret["data"]
     for cfg in by_kind(rendered, "MutatingWebhookConfiguration").values():
         assert cfg["webhooks"][0]["clientConfig"]["caBundle"] == secret["data"]["ca.crt"]
-    # A real upgrade patches the webhook configurations (strategic merge, webhooks merged by name).
+    # A real upgrade applies the webhook configurations (server-side apply, webhooks merged by name).
     res = run_helm(helm, "upgrade", RELEASE, str(CHART), *kube, "-n", NS, *values, "--set", "webhook.timeoutSeconds=5")
     assert res.returncode == 0, res.stderr
     early = sim.kubectl_json("get", "mutatingwebhookconfiguration", EARLY)
@@ -536,3 +535,45 @@ def test_helm_install_and_an_upgrade_keep_the_chart_generated_certificate(helm, 
     gone = sim.kubectl("get", "mutatingwebhookconfiguration", EARLY, check=False)
     assert gone.returncode != 0 and "NotFound" in gone.stderr, gone.stdout
     assert sim.kubectl("get", "deployment", "-n", NS, RELEASE, check=False).returncode != 0
+
+
+def install_md_sim_commands():
+    """The helm and `kubectl get` commands of docs/install.md's "Try it on kubex-sim first" block, as written."""
+    text = (ROOT / "docs" / "install.md").read_text()
+    block = text.split("## Try it on kubex-sim first", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    cmds, cur = [], ""
+    for line in block.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        cur += line.removesuffix("\\").strip() + " "
+        if not line.endswith("\\"):
+            cmds.append(cur.strip())
+            cur = ""
+    return [c for c in cmds if c.startswith("helm ") or c.startswith("kubectl get ")]
+
+
+def test_install_md_helm_commands_on_kubex_sim(helm, sim_factory):
+    """docs/install.md's "Try it on kubex-sim first" helm commands, exactly as written, with the project's helm 4
+    and its default server-side apply (issue 34 item 5: they once failed with `server-side apply not available on
+    the server`), then again (an upgrade of an unchanged release); the charts' objects exist afterwards."""
+    import shlex
+
+    sim = sim_factory()
+    cmds = install_md_sim_commands()
+    assert [c.split()[:3] for c in cmds[:2]] == [["helm", "upgrade", "--install"]] * 2, cmds
+    env = {**os.environ, "KUBECONFIG": sim.kubeconfig}
+    for attempt in range(2):
+        for cmd in cmds:
+            argv = shlex.split(cmd, comments=True)
+            argv[0] = helm if argv[0] == "helm" else argv[0]
+            res = subprocess.run(argv, capture_output=True, text=True, timeout=180, cwd=ROOT, env=env)
+            assert res.returncode == 0, f"{cmd} (run {attempt + 1}):\n{res.stdout}\n{res.stderr}"
+            assert "server-side apply" not in res.stderr, res.stderr
+    assert sim.kubectl_json("get", "crd", "globalconfigurations.rightsizing.kubex.ai")["status"]["conditions"]
+    assert len(sim.kubectl_json("get", "crd", "-l", "app.kubernetes.io/part-of=kubex")["items"]) >= 11
+    assert sim.kubectl_json("get", "globalconfigurations.rightsizing.kubex.ai", "global-config")["metadata"]["name"]
+    assert sim.kubectl_json("get", "mutatingwebhookconfiguration", EARLY)["webhooks"]
+    assert sim.kubectl_json("get", "validatingwebhookconfiguration", VALIDATING)["webhooks"]
+    dep = sim.kubectl_json("get", "deployment", "-n", NS, RELEASE, "--show-managed-fields")
+    assert ("helm", "Apply") in {(e["manager"], e["operation"]) for e in dep["metadata"]["managedFields"]}

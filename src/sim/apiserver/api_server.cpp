@@ -151,6 +151,7 @@ ApiResponse ApiServer::call(const std::string& method, const std::string& path, 
   req.body = body;
   req.content_type = content_type;
   req.accept = "application/json";
+  req.user_agent = "kubex-sim";
   req.query = query;
   req.user = controller_user();
   return handle(req);

@@ -37,6 +37,7 @@ struct ApiRequest {
   std::string body;
   std::string content_type;
   std::string accept;
+  std::string user_agent;  // names the field manager of writes without ?fieldManager
   UserInfo user;
 
   std::optional<std::string> param(const std::string& name) const;
@@ -137,6 +138,11 @@ class ApiServer {
   ApiResponse do_create(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
   ApiResponse do_update(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
   ApiResponse do_patch(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
+  // Server-side apply (PATCH application/apply-patch+yaml; api_apply.cpp).
+  ApiResponse do_apply(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
+  // The create pipeline for a decoded object; `applied_managed_fields` is set for a create by apply.
+  ApiResponse create_object(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r, nlohmann::json obj,
+                            const nlohmann::json* applied_managed_fields);
   ApiResponse do_delete(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
   ApiResponse do_delete_collection(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
   ApiResponse do_eviction(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r);
@@ -152,6 +158,10 @@ class ApiServer {
     std::string subresource;
     UserInfo user;
     bool run_admission = true;
+    // The field manager of an Update-operation write ("" = kubex-sim's own controllers).
+    std::string field_manager;
+    // Set by server-side apply: the managedFields the object gets (already computed from the applied config).
+    std::shared_ptr<const nlohmann::json> applied_managed_fields;
   };
   std::expected<nlohmann::json, ApiError> write_update(const ResourceInfo& r, const std::string& ns,
                                                        const std::string& name, nlohmann::json next,

@@ -9,6 +9,7 @@
 #include "sim/apiserver/custom.h"
 #include "sim/apiserver/gc.h"
 #include "sim/apiserver/patch.h"
+#include "sim/apiserver/server_side_apply.h"
 
 namespace kubex::sim {
 
@@ -50,8 +51,9 @@ bool spec_changed(const json& a, const json& b) {
   return x != y;
 }
 
-// Equality ignoring resourceVersion and managedFields (no-op writes are not persisted).
+// Equality ignoring resourceVersion and the managers' times (no-op writes are not persisted).
 bool same_object(const json& a, const json& b) {
+  if (!ssa::same_managed_fields(a, b)) return false;
   json x = a, y = b;
   for (auto* o : {&x, &y}) {
     if (o->contains("metadata") && (*o)["metadata"].is_object()) {
@@ -60,6 +62,12 @@ bool same_object(const json& a, const json& b) {
     }
   }
   return x == y;
+}
+
+// ?fieldManager, else what kube-apiserver derives from the User-Agent.
+std::string field_manager_of(const ApiRequest& req) {
+  auto fm = req.param("fieldManager").value_or("");
+  return fm.empty() ? ssa::manager_from_user_agent(req.user_agent) : fm;
 }
 
 std::string field_validation(const ApiRequest& req) {
@@ -133,7 +141,11 @@ ApiResponse with_warnings(ApiResponse res, std::vector<std::string> warnings) {
 ApiResponse ApiServer::do_create(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r) {
   auto decoded = decode_body(req);
   if (!decoded) return ApiResponse::error(decoded.error());
-  json obj = std::move(*decoded);
+  return create_object(req, ri, r, std::move(*decoded), nullptr);
+}
+
+ApiResponse ApiServer::create_object(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r, json obj,
+                                     const json* applied_managed_fields) {
   if (!obj.is_object()) return ApiResponse::error(bad_request("the request body must be a JSON object"));
   if (auto e = check_type_meta(obj, r)) return ApiResponse::error(*e);
   std::vector<std::string> warnings;
@@ -168,6 +180,8 @@ ApiResponse ApiServer::do_create(const ApiRequest& req, const RequestInfo& ri, c
   }
   if (auto e = handle_unknown_fields(r, obj, field_validation(req), warnings)) return ApiResponse::error(*e);
   apply_defaults(r, obj);
+  std::optional<json> requested_managed;
+  if (meta_of(obj).contains("managedFields")) requested_managed = meta_of(obj)["managedFields"];
 
   // Server-owned metadata (rest.BeforeCreate).
   meta.erase("uid");
@@ -181,6 +195,12 @@ ApiResponse ApiServer::do_create(const ApiRequest& req, const RequestInfo& ri, c
   } else {
     builtin::prepare_for_create(r, obj);
   }
+  ssa::Request mreq{&r, field_manager_of(req), "", common::format_rfc3339(now())};
+  meta_of(obj)["managedFields"] = applied_managed_fields
+                                      ? *applied_managed_fields
+                                      : ssa::updated_managed_fields(mreq, nullptr, obj,
+                                                                    requested_managed ? &*requested_managed : nullptr);
+  if (meta_of(obj)["managedFields"].empty()) meta_of(obj).erase("managedFields");
 
   Admission::Attributes attrs{&r, "", "CREATE", ns, meta.value("name", ""), req.user, dry_run};
   if (auto e = admission_->mutate(attrs, obj, nullptr, warnings); !e) return with_warnings(ApiResponse::error(e.error()), warnings);
@@ -287,10 +307,27 @@ std::expected<json, ApiError> ApiServer::write_update(const ResourceInfo& r, con
       m.erase(k);
     }
   }
+  std::optional<json> requested_managed;
+  if (m.contains("managedFields") && opts.subresource.empty()) requested_managed = m["managedFields"];
   m.erase("managedFields");
   if (opts.subresource.empty()) {
     if (auto e = handle_unknown_fields(r, next, opts.field_validation, warnings)) return std::unexpected(*e);
     apply_defaults(r, next);
+  }
+  {
+    json managed;
+    if (opts.applied_managed_fields) {
+      managed = *opts.applied_managed_fields;
+    } else {
+      ssa::Request mreq{&r, opts.field_manager.empty() ? "kubex-sim" : opts.field_manager, opts.subresource,
+                        common::format_rfc3339(now())};
+      managed = ssa::updated_managed_fields(mreq, &current, next, requested_managed ? &*requested_managed : nullptr);
+    }
+    if (managed.empty()) {
+      meta_of(next).erase("managedFields");
+    } else {
+      meta_of(next)["managedFields"] = std::move(managed);
+    }
   }
   if (opts.run_admission) {
     Admission::Attributes attrs{&r, opts.subresource, "UPDATE", ns, name, opts.user, opts.dry_run};
@@ -345,7 +382,8 @@ ApiResponse ApiServer::do_update(const ApiRequest& req, const RequestInfo& ri, c
   auto decoded = decode_body(req);
   if (!decoded) return ApiResponse::error(decoded.error());
   std::vector<std::string> warnings;
-  WriteOptions opts{req.param("dryRun").has_value(), field_validation(req), ri.subresource, req.user, true};
+  WriteOptions opts{req.param("dryRun").has_value(), field_validation(req), ri.subresource, req.user, true,
+                    field_manager_of(req), nullptr};
   std::string ns = r.namespaced ? ri.ns : "";
   std::string body_rv = decoded->is_object() ? str_at(*decoded, "metadata", "resourceVersion") : "";
   for (int attempt = 0; attempt < 5; ++attempt) {
@@ -370,12 +408,14 @@ ApiResponse ApiServer::do_update(const ApiRequest& req, const RequestInfo& ri, c
 // patch
 
 ApiResponse ApiServer::do_patch(const ApiRequest& req, const RequestInfo& ri, const ResourceInfo& r) {
+  if (is_apply_patch(req.content_type)) return do_apply(req, ri, r);
   auto type = patch_type_from_content_type(req.content_type);
   if (!type) {
     return ApiResponse::error(unsupported_media_type("the body of the request was in an unknown format - accepted "
                                                      "media types include: application/json-patch+json, "
                                                      "application/merge-patch+json, "
-                                                     "application/strategic-merge-patch+json"));
+                                                     "application/strategic-merge-patch+json, "
+                                                     "application/apply-patch+yaml"));
   }
   if (*type == PatchType::kStrategic && r.is_custom) {
     return ApiResponse::error(unsupported_media_type("the body of the request was in an unknown format - accepted "
@@ -383,7 +423,8 @@ ApiResponse ApiServer::do_patch(const ApiRequest& req, const RequestInfo& ri, co
                                                      "application/merge-patch+json, application/apply-patch+yaml"));
   }
   std::vector<std::string> warnings;
-  WriteOptions opts{req.param("dryRun").has_value(), field_validation(req), ri.subresource, req.user, true};
+  WriteOptions opts{req.param("dryRun").has_value(), field_validation(req), ri.subresource, req.user, true,
+                    field_manager_of(req), nullptr};
   std::string ns = r.namespaced ? ri.ns : "";
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto so = store_.get(storage_of(r), object_key(ns, ri.name));

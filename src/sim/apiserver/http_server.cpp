@@ -147,6 +147,7 @@ struct HttpServer::Impl {
     ar.body = req.body;
     ar.content_type = req.get_header_value("Content-Type");
     ar.accept = req.get_header_value("Accept");
+    ar.user_agent = req.get_header_value("User-Agent");
     if (user) ar.user = *user;
     if (req.path == "/simz/faults" && (req.method == "GET" || req.method == "HEAD")) {
       auto counts = options.faults ? options.faults->counts() : FaultInjector::disabled_counts();

@@ -26,7 +26,9 @@ namespace kubex::sim {
 
 using nlohmann::json;
 
-std::optional<PatchType> patch_type_from_content_type(std::string_view content_type) {
+namespace {
+
+std::string media_type(std::string_view content_type) {
   if (auto semi = content_type.find(';'); semi != std::string_view::npos)
     content_type = content_type.substr(0, semi);
   while (!content_type.empty() && (content_type.front() == ' ' || content_type.front() == '\t')) {
@@ -37,6 +39,15 @@ std::optional<PatchType> patch_type_from_content_type(std::string_view content_t
   }
   std::string lower(content_type);
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower;
+}
+
+}  // namespace
+
+bool is_apply_patch(std::string_view content_type) { return media_type(content_type) == "application/apply-patch+yaml"; }
+
+std::optional<PatchType> patch_type_from_content_type(std::string_view content_type) {
+  std::string lower = media_type(content_type);
   if (lower == "application/json-patch+json") return PatchType::kJson;
   if (lower == "application/merge-patch+json") return PatchType::kMerge;
   if (lower == "application/strategic-merge-patch+json") return PatchType::kStrategic;

@@ -2,8 +2,8 @@
 // (RFC 7386) and Kubernetes strategic merge patch, with the behaviour and error texts of
 // kube-apiserver (evanphx/json-patch v4 and k8s.io/apimachinery strategicpatch).
 //
-// Server-side apply (`application/apply-patch+yaml`) is not handled here: patch_type_from_content_type
-// returns nullopt for it and the caller answers 415.
+// Server-side apply (`application/apply-patch+yaml`) is not a patch of this engine: is_apply_patch() tells
+// the caller to hand the request to server_side_apply.h.
 #pragma once
 
 #include <expected>
@@ -22,6 +22,8 @@ enum class PatchType { kJson, kMerge, kStrategic };
 // "application/strategic-merge-patch+json" -> kStrategic. Parameters (";charset=utf-8") and case are
 // ignored. Anything else, including "application/apply-patch+yaml", gives nullopt (the caller answers 415).
 std::optional<PatchType> patch_type_from_content_type(std::string_view content_type);
+// "application/apply-patch+yaml" (parameters and case ignored): server-side apply.
+bool is_apply_patch(std::string_view content_type);
 
 // Which HTTP status a failed patch maps to, as kube-apiserver decides it.
 enum class PatchErrorKind {

@@ -6,6 +6,7 @@
 #include "sim/apiserver/admission.h"
 #include "sim/apiserver/api_server.h"
 #include "sim/apiserver/pdb.h"
+#include "sim/apiserver/managed_fields.h"
 #include "sim/apiserver/patch.h"
 
 namespace kubex::sim {
@@ -172,7 +173,8 @@ ApiResponse ApiServer::do_scale(const ApiRequest& req, const RequestInfo& ri, co
       return ApiResponse::error(invalid(r, ri.name, {{"FieldValueInvalid", "spec.replicas: Invalid value: must be greater than or equal to 0", "spec.replicas"}}));
     }
     obj["spec"]["replicas"] = wanted["spec"]["replicas"];
-    WriteOptions opts{req.param("dryRun").has_value(), "Ignore", "", req.user, true};
+    WriteOptions opts{req.param("dryRun").has_value(), "Ignore", "", req.user, true,
+                      req.param("fieldManager").value_or(ssa::manager_from_user_agent(req.user_agent)), nullptr};
     auto out = write_update(r, ri.ns, ri.name, obj, json::parse(*so->text), so->rv, opts, warnings);
     if (!out) {
       if (out.error().code == 409) continue;
