@@ -23,8 +23,8 @@ import pytest
 import yaml
 from kubernetes import client
 
-from conftest import EngineProcess, HANG, ROOT, free_port, http_get, wait_for
-from test_gpu_metrics import Prometheus
+from conftest import EngineProcess, ROOT, wait_for
+from test_gpu_metrics import HANG, Prometheus, free_port, http_get
 from test_reactive import API, apply, metric, queue
 from watch_stream import EventWatch, PodAvailabilityWatch
 
