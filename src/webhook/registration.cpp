@@ -143,8 +143,8 @@ std::string webhook_base_url(const std::string& bind_host, int port) {
 json build_validating_configuration(const RegistrationOptions& o) {
   json webhooks = json::array();
   for (const auto& k : api::all_kinds()) {
+    // VAL-4 "strategy DELETE": allowed (the finalizer rightsizing.kubex.ai/referenced holds a referenced one).
     json ops = {"CREATE", "UPDATE"};
-    if (api::is_strategy(k.kind)) ops.push_back("DELETE");
     webhooks.push_back({{"name", api::validating_webhook_name(k.kind)},
                         {"clientConfig", client_config(o, api::validating_webhook_path(k.kind))},
                         {"rules",

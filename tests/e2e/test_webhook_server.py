@@ -85,7 +85,7 @@ def check_validating(cfg, port, ca_pem):
         rule, = w["rules"]
         assert rule["apiGroups"] == ["rightsizing.kubex.ai"] and rule["apiVersions"] == ["v1alpha1"]
         assert rule["resources"] == [plural]
-        assert rule["operations"] == (["CREATE", "UPDATE", "DELETE"] if strategy else ["CREATE", "UPDATE"])
+        assert rule["operations"] == ["CREATE", "UPDATE"]  # VAL-4: a strategy DELETE is allowed (no DELETE rule)
         assert w["failurePolicy"] == "Ignore" and w["sideEffects"] == "None"
         assert w["admissionReviewVersions"] == ["v1"] and w["timeoutSeconds"] == 10
 
