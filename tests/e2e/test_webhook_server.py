@@ -110,11 +110,24 @@ def test_self_signed_registration(sim):  # ENG-3, ADM-1, HLM-2
         assert https_get(port, "/healthz", ca_pem) == (200, "ok")
         # OBS-5 admission families are exposed.
         metrics_port = eng.wait_line("serving metrics", timeout=HANG)["port"]
+
+        def requests(result, webhook):
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=HANG) as r:
+                text = r.read().decode()
+            m = re.search(r'^kubex_admission_requests_total\{result="%s",webhook="%s"\} (\S+)$' % (result, webhook),
+                          text, re.M)
+            assert m, text
+            return float(m.group(1))
+
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=HANG) as r:
             text = r.read().decode()
-        # (Counts may already be above 0: the webhook health probe (WHH-1) runs through both passes.)
-        assert re.search(r'^kubex_admission_requests_total\{result="patched",webhook="late"\} \d', text, re.M)
         assert re.search(r'^kubex_admission_duration_seconds_count\{webhook="early"\} \d', text, re.M)
+        # OBS-5: the webhook health probe's own pods (WHH-1, both passes) count as result="probe"; no user pod was
+        # created, so nothing counts as patched. (A probe pod is sent here too, in case the engine's own has not run.)
+        admitted_probe(sim, "metrics-probe")
+        wait_for(lambda: requests("probe", "late") >= 1 and requests("probe", "early") >= 1, timeout=HANG,
+                 what="the health probe counted as result=probe")
+        assert requests("patched", "late") == 0 and requests("patched", "early") == 0
         # Pods are still admitted (failurePolicy Ignore, sideEffects NoneOnDryRun allows dry runs).
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "wh-e2e"},
                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
