@@ -113,6 +113,7 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   o.default_image = state.options.webhook_probe_image;
   o.metrics = &state.manager.metrics();
   o.witness = state.probe_witness;
+  o.registration = state.webhook_registration;
   o.api_timeout = std::to_string(co.timeout.count() / 1000) + "s";
   auto bind = kube::parse_bind_address(state.options.webhook_bind);
   o.webhooks_served = !(bind && bind->disabled);
