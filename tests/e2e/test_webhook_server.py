@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN, EngineProcess, wait_for
+from conftest import BIN, ROOT, EngineProcess, wait_for, webhook_health
 from webhook_server import make_certs
 
 HANG = 90  # a deadline that only bounds a hang (issue 33 item 3)
@@ -369,3 +369,21 @@ def test_webhook_listener_with_independent_clients(sim, tmp_path):  # ADM-2, VAL
             assert json.loads(res.stdout)["response"]["uid"] == "curl-1"
     finally:
         assert eng.stop() == 0, eng.output()
+
+
+def test_engine_start_sends_no_probe_before_its_own_registration(sim_factory):  # WHH-1, ENG-3 (issue 34 item 9d)
+    # Every start with --register-webhooks logged one `webhook probe failed` warning: its first probe went out
+    # before its own webhook configurations existed.
+    sim = sim_factory()
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    eng = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
+        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+        "--early-webhook-enabled"])
+    try:
+        eng.wait_ready(timeout=HANG)
+        # PodAdmissionWebhookHealthy=True takes successThreshold (3) successful probes in a row.
+        wait_for(lambda: webhook_health(sim) == "True", timeout=HANG, interval=1, what="PodAdmissionWebhookHealthy=True")
+        assert eng.find_all("webhook probe failed") == [], eng.output()[-3000:]
+    finally:
+        eng.stop()
