@@ -52,7 +52,7 @@ e2e:
 	  -n $(E2E_WORKERS) --dist loadfile tests/e2e
 
 # The same engine against a real kube-apiserver + etcd + kube-controller-manager built from their Go modules
-# (tools/; scripts/control-plane.sh builds them once into ~/.cache/kubex-control-plane, keyed by tools/go.sum).
+# (tools/; scripts/control-plane.sh builds them once into ~/.cache/kubex-control-plane, keyed by tools/go.mod, tools/go.sum and the link flags).
 control-plane:
 	$(STAGE) control-plane scripts/control-plane.sh build
 

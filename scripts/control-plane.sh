@@ -24,8 +24,20 @@ fail() {
   exit 1
 }
 
+# The version kube-apiserver and friends report (/version, `kubectl version`): the pinned k8s.io/kubernetes module's,
+# set as `make` sets it from git (hack/lib/version.sh); without it they say v0.0.0-master+$Format:%H$, which
+# kubectl cannot parse. The build date is fixed so that the same tools/ give the same binaries.
+K8S_VERSION="$(awk '$1 == "k8s.io/kubernetes" && $2 ~ /^v[0-9]/ { print $2; exit }' "$TOOLS/go.mod" 2>/dev/null)"
+version_ldflags() {
+  local v="${K8S_VERSION:-v0.0.0}" p=k8s.io/component-base/version maj min
+  maj="${v#v}"; maj="${maj%%.*}"; min="${v#v*.}"; min="${min%%.*}"
+  echo "-X $p.gitVersion=$v -X $p.gitMajor=$maj -X $p.gitMinor=$min -X $p.gitTreeState=clean" \
+       "-X $p.buildDate=1970-01-01T00:00:00Z"
+}
+LDFLAGS="-s -w $(version_ldflags)"
+# The cache key covers what the binaries are built from: tools/go.mod, tools/go.sum and the link flags.
 key() {
-  cat "$TOOLS/go.mod" "$TOOLS/go.sum" 2>/dev/null | sha256sum | cut -c1-16
+  { cat "$TOOLS/go.mod" "$TOOLS/go.sum" 2>/dev/null; echo "ldflags: $LDFLAGS"; } | sha256sum | cut -c1-16
 }
 bindir() { echo "$CACHE_ROOT/$(key)/bin"; }
 BINS=(helm etcd kube-apiserver kube-controller-manager kube-scheduler)
@@ -47,7 +59,7 @@ cmd_build() {
   for i in "${!BINS[@]}"; do
     [ -x "$out/${BINS[$i]}" ] && continue
     echo "control-plane: building ${BINS[$i]} (log $log)" >&2
-    ( cd "$TOOLS" && GOFLAGS=-mod=mod "$GO" build -p 2 -trimpath -ldflags='-s -w' \
+    ( cd "$TOOLS" && GOFLAGS=-mod=mod "$GO" build -p 2 -trimpath -ldflags="$LDFLAGS" \
         -o "$out/${BINS[$i]}.tmp" "${PKGS[$i]}" ) >>"$log" 2>&1 \
       || fail build "go build ${PKGS[$i]}: $(grep -v '^go: downloading' "$log" | tail -1)"
     mv "$out/${BINS[$i]}.tmp" "$out/${BINS[$i]}" || fail build "cannot move ${BINS[$i]} into $out"

@@ -82,9 +82,33 @@ class GatedAnnotationWriter final : public AnnotationWriter {
   std::shared_ptr<LeaseGuard> guard_;
 };
 
+class GatedFinalizerWriter final : public FinalizerWriter {
+ public:
+  GatedFinalizerWriter(std::shared_ptr<FinalizerWriter> inner, std::shared_ptr<LeaseGuard> guard)
+      : inner_(std::move(inner)), guard_(std::move(guard)) {}
+  kube::KResult<void> add(const std::string& path, const std::string& finalizer) override {
+    if (!guard_->allow("finalizer", path)) return std::unexpected(refused());
+    return inner_->add(path, finalizer);
+  }
+  kube::KResult<void> remove(const std::string& path, const std::string& finalizer) override {
+    if (!guard_->allow("finalizer", path)) return std::unexpected(refused());
+    return inner_->remove(path, finalizer);
+  }
+
+ private:
+  static kube::ApiStatus refused() {
+    kube::ApiStatus e;
+    e.reason = "LeaseNotHeld";
+    e.message = kLeaseNotHeld;
+    return e;
+  }
+  std::shared_ptr<FinalizerWriter> inner_;
+  std::shared_ptr<LeaseGuard> guard_;
+};
+
 constexpr const char* kRefusedName = "kubex_lease_refused_writes_total";
 constexpr const char* kRefusedHelp =
-    "Evictions, node taints and owner annotation writes not sent because this replica did not hold the leader Lease "
+    "Evictions, node taints, owner annotation and finalizer writes not sent because this replica did not hold the leader Lease "
     "right before sending them (ENG-1, ACT-9), by write.";
 
 }  // namespace
@@ -126,6 +150,11 @@ std::shared_ptr<Tainter> gated_tainter(std::shared_ptr<Tainter> inner, std::shar
 std::shared_ptr<AnnotationWriter> gated_annotation_writer(std::shared_ptr<AnnotationWriter> inner,
                                                           std::shared_ptr<LeaseGuard> guard) {
   return std::make_shared<GatedAnnotationWriter>(std::move(inner), std::move(guard));
+}
+
+std::shared_ptr<FinalizerWriter> gated_finalizer_writer(std::shared_ptr<FinalizerWriter> inner,
+                                                        std::shared_ptr<LeaseGuard> guard) {
+  return std::make_shared<GatedFinalizerWriter>(std::move(inner), std::move(guard));
 }
 
 }  // namespace kubex::act

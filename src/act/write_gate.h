@@ -12,6 +12,7 @@
 #include <string>
 
 #include "act/evictor.h"
+#include "act/finalizers.h"
 #include "act/owner_annotations.h"
 #include "act/tainter.h"
 #include "common/log.h"
@@ -54,5 +55,8 @@ std::shared_ptr<Evictor> gated_evictor(std::shared_ptr<Evictor> inner, std::shar
 std::shared_ptr<Tainter> gated_tainter(std::shared_ptr<Tainter> inner, std::shared_ptr<LeaseGuard> guard);
 std::shared_ptr<AnnotationWriter> gated_annotation_writer(std::shared_ptr<AnnotationWriter> inner,
                                                           std::shared_ptr<LeaseGuard> guard);
+// Finalizer adds and removes on kubex's own objects (write "finalizer"): a refused one is a KResult error.
+std::shared_ptr<FinalizerWriter> gated_finalizer_writer(std::shared_ptr<FinalizerWriter> inner,
+                                                        std::shared_ptr<LeaseGuard> guard);
 
 }  // namespace kubex::act

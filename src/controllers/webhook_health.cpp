@@ -203,6 +203,11 @@ kube::ReconcileOutcome WebhookHealthController::reconcile() {
     publish(decide::WebhookHealth::kUnknown);
     write_status(decide::WebhookHealthState{}, nullptr, clock_.now());
   }
+  if (options_.registration && !options_.registration->registered()) {
+    // Issue 34 item 9: a probe sent before the engine's own webhook configurations exist can only fail.
+    log_.debug("webhook probe waits for the webhook configurations to be registered");
+    return kube::ReconcileResult{false, std::min(options_.registration_poll, s.interval)};
+  }
   decide::WebhookProbeResult result = probe(cached.get());
   common::TimePoint now = clock_.now();
   decide::WebhookHealthStep step;

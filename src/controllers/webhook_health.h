@@ -47,6 +47,10 @@ struct WebhookHealthOptions {
   // False with --webhook-bind-address=0: no probe pod is created; the condition says Unknown/WebhooksDisabled and
   // the signal stays Unknown, so evictions stay paused (ACT-2; issue 27 item 7).
   bool webhooks_served = true;
+  // The engine's own registration of its webhook configurations; null: nothing to wait for (the chart renders
+  // them). No probe is sent until it is in place: the condition stays Unknown/Probing meanwhile.
+  std::shared_ptr<const WebhookRegistrationState> registration;
+  common::Duration registration_poll = std::chrono::seconds(1);  // how often to look again meanwhile
 };
 
 class WebhookHealthController final : public kube::Runnable {

@@ -48,5 +48,13 @@ class WebhookProbeWitness {
   virtual ProbeSighting sighting(const std::string& pod_name, std::chrono::steady_clock::time_point since) const = 0;
 };
 
+// Whether the engine's own webhook configurations are in place (--register-webhooks / --self-signed-webhook: its
+// first registration succeeded). Before that a probe would only find the engine still starting.
+class WebhookRegistrationState {
+ public:
+  virtual ~WebhookRegistrationState() = default;
+  virtual bool registered() const = 0;
+};
+
 
 }  // namespace kubex::controllers

@@ -23,6 +23,7 @@
 #include "controllers/reactive.h"
 #include "controllers/static_owner.h"
 #include "controllers/status_controllers.h"
+#include "controllers/strategy_hold.h"
 #include "controllers/webhook_health.h"
 #include "observe/caches.h"
 #include "observe/actuation.h"
@@ -112,6 +113,7 @@ std::shared_ptr<controllers::WebhookHealthController> webhook_health(
   o.default_image = state.options.webhook_probe_image;
   o.metrics = &state.manager.metrics();
   o.witness = state.probe_witness;
+  o.registration = state.webhook_registration;
   o.api_timeout = std::to_string(co.timeout.count() / 1000) + "s";
   auto bind = kube::parse_bind_address(state.options.webhook_bind);
   o.webhooks_served = !(bind && bind->disabled);
@@ -281,7 +283,7 @@ std::shared_ptr<controllers::ConsolidationController> consolidation(EngineState&
   d.tainter = act::gated_tainter(act::client_tainter(state.client, log), lease_guard(state, log.name()));
   d.evictor = evictor(state, "controller.consolidation");
   d.status = act::client_status_writer(state.client);
-  d.finalizers = act::client_finalizer_writer(state.client);
+  d.finalizers = act::gated_finalizer_writer(act::client_finalizer_writer(state.client), lease_guard(state, log.name()));
   d.events = &state.manager.events();
   controllers::ConsolidationOptions o;
   o.dry_run = state.options.dry_run;
@@ -311,12 +313,34 @@ std::shared_ptr<controllers::ConsolidationController> consolidation(EngineState&
   return c;
 }
 
+// VAL-4 "strategy DELETE": the finalizer rightsizing.kubex.ai/referenced on referenced strategies, written behind
+// the lease check (ENG-1, ACT-9); strategies are looked at again whenever a policy changes.
+void add_strategy_hold(EngineState& state) {
+  common::Logger log("controller.strategyhold");
+  controllers::StrategyHoldDeps d;
+  d.finalizers = act::gated_finalizer_writer(act::client_finalizer_writer(state.client), lease_guard(state, log.name()));
+  d.writer = act::client_status_writer(state.client);
+  d.events = &state.manager.events();
+  d.metrics = &state.manager.metrics();
+  d.catalog = &state.inventory;
+  d.objects = &state.inventory;
+  auto c = std::make_shared<controllers::StrategyHoldController>(std::move(d));
+  for (api::Kind k : {api::Kind::kAutomationStrategy, api::Kind::kClusterAutomationStrategy}) {
+    if (auto inf = state.inventory.informer(k)) c->watch_strategies(k, *inf);
+  }
+  state.inventory.on_change([c = c.get()](api::Kind k, const common::ObjectPtr&) {
+    if (api::is_policy(k)) c->policies_changed();
+  });
+  state.manager.add_runnable(std::move(c), /*leader_only=*/true);
+}
+
 }  // namespace
 
 void add_controllers(EngineState& state) {
   controllers::add_singleton_bootstrap(status_sources(state));  // API-4
   controllers::add_validity_status(status_sources(state));      // "strategy": Valid / Available (OBS-1)
   controllers::add_policy_status(status_sources(state));        // "policystatus": policy conditions (OBS-1)
+  add_strategy_hold(state);                                     // "strategyhold": VAL-4 strategy DELETE
 
   // Each controller adds one line here (leader-only unless it says otherwise, ENG-1).
   GlobalConfigAccess gc = global_config_access(state);

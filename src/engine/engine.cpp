@@ -149,7 +149,8 @@ int run_engine(const EngineOptions& o) {
   (*webhooks)->start_registration(*client);
   for (auto& [name, inf] : caches.all()) manager.add_informer(name, inf);
   for (auto& [name, inf] : inventory.informers()) manager.add_informer(name, inf);
-  EngineState state{o, ns, *client, manager, caches, inventory, owners, (*webhooks)->probe_witness()};
+  EngineState state{o, ns, *client, manager, caches, inventory, owners, (*webhooks)->probe_witness(),
+                     (*webhooks)->registration_state()};
   add_controllers(state);
   int rc = manager.run();
   (*webhooks)->stop();

@@ -17,6 +17,7 @@ class Manager;
 
 namespace kubex::controllers {
 class WebhookProbeWitness;
+class WebhookRegistrationState;
 }
 
 namespace kubex::engine {
@@ -31,6 +32,8 @@ struct EngineState {
   const observe::OwnerResolver& owners;
   // What the webhook server saw of the health probes (names a failed probe's cause, WHH-2).
   std::shared_ptr<const controllers::WebhookProbeWitness> probe_witness;
+  // Whether the engine's own webhook registration is in place (the probe waits for it).
+  std::shared_ptr<const controllers::WebhookRegistrationState> webhook_registration;
 };
 
 }  // namespace kubex::engine

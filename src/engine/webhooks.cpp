@@ -1,6 +1,7 @@
 #include "engine/webhooks.h"
 
 #include <map>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "act/owner_annotations.h"
@@ -234,6 +235,21 @@ class ProbeWitnessView final : public controllers::WebhookProbeWitness {
 };
 
 }  // namespace
+
+class RegistrationView final : public controllers::WebhookRegistrationState {
+ public:
+  explicit RegistrationView(std::function<bool()> done) : done_(std::move(done)) {}
+  bool registered() const override { return done_(); }
+
+ private:
+  std::function<bool()> done_;
+};
+
+std::shared_ptr<const controllers::WebhookRegistrationState> EngineWebhooks::registration_state() const {
+  const Impl* impl = impl_.get();
+  return std::make_shared<RegistrationView>(
+      [impl] { return !impl->registrar || impl->registrar->wait_succeeded(std::chrono::milliseconds(0)); });
+}
 
 std::shared_ptr<const controllers::WebhookProbeWitness> EngineWebhooks::probe_witness() const {
   return std::make_shared<ProbeWitnessView>(impl_->witness);

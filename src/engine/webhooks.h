@@ -25,6 +25,7 @@ class Server;
 
 namespace kubex::controllers {
 class WebhookProbeWitness;
+class WebhookRegistrationState;
 }
 namespace kubex::webhook {
 class ProbeWitness;
@@ -71,6 +72,9 @@ class EngineWebhooks {
   // What the webhook server saw of the health probes (WHH-2 messages); valid while this object lives, also
   // when nothing is served (then it saw nothing).
   std::shared_ptr<const controllers::WebhookProbeWitness> probe_witness() const;
+  // Whether start_registration's first attempt succeeded (always, when it registers nothing); valid while this
+  // object lives. The health probe waits for it.
+  std::shared_ptr<const controllers::WebhookRegistrationState> registration_state() const;
 
  private:
   struct Impl;

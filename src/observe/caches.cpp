@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/views.h"
+#include "kube/cache/discovery.h"
 #include "kube/cache/informer.h"
 #include "kube/runtime/predicates.h"
 
@@ -18,9 +19,11 @@ std::vector<std::string_view> by_namespace(const kube::CachedObject& o) {
 
 std::shared_ptr<kube::Informer> workload_informer(const std::shared_ptr<kube::Client>& client,
                                                   const std::string& group, const std::string& version,
-                                                  const std::string& plural, bool optional = false) {
+                                                  const std::string& plural, bool optional = false,
+                                                  std::shared_ptr<kube::ApiDiscovery> discovery = nullptr) {
   kube::InformerOptions io;
   io.absent_ok = optional;
+  if (optional) io.discovery = std::move(discovery);
   auto inf = std::make_shared<kube::Informer>(
       client, kube::resource_path(group, version, plural),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); }, io);
@@ -85,17 +88,19 @@ Caches make_caches(const std::shared_ptr<kube::Client>& client) {
   c.namespaces = std::make_shared<kube::Informer>(
       client, kube::resource_path("", "v1", "namespaces"),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_workload(o); });
+  // The optional APIs (Argo Rollouts, KubeAI, Strimzi, KAI) are found through one shared look at API discovery.
+  auto discovery = std::make_shared<kube::ApiDiscovery>(client);
   c.replicasets = workload_informer(client, "apps", "v1", "replicasets");
   c.deployments = workload_informer(client, "apps", "v1", "deployments");
   c.statefulsets = workload_informer(client, "apps", "v1", "statefulsets");
   c.daemonsets = workload_informer(client, "apps", "v1", "daemonsets");
   c.jobs = workload_informer(client, "batch", "v1", "jobs");
   c.cronjobs = workload_informer(client, "batch", "v1", "cronjobs");
-  c.rollouts = workload_informer(client, "argoproj.io", "v1alpha1", "rollouts", true);
-  c.analysisruns = workload_informer(client, "argoproj.io", "v1alpha1", "analysisruns", true);
-  c.models = workload_informer(client, "kubeai.org", "v1", "models", true);
-  c.strimzipodsets = workload_informer(client, "core.strimzi.io", "v1beta2", "strimzipodsets", true);
-  c.queues = workload_informer(client, "scheduling.run.ai", "v2", "queues", true);
+  c.rollouts = workload_informer(client, "argoproj.io", "v1alpha1", "rollouts", true, discovery);
+  c.analysisruns = workload_informer(client, "argoproj.io", "v1alpha1", "analysisruns", true, discovery);
+  c.models = workload_informer(client, "kubeai.org", "v1", "models", true, discovery);
+  c.strimzipodsets = workload_informer(client, "core.strimzi.io", "v1beta2", "strimzipodsets", true, discovery);
+  c.queues = workload_informer(client, "scheduling.run.ai", "v2", "queues", true, discovery);
   c.pdbs = std::make_shared<kube::Informer>(
       client, kube::resource_path("policy", "v1", "poddisruptionbudgets"),
       [](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_pdb(o); });

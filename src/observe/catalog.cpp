@@ -4,6 +4,7 @@
 
 #include "api/kubex_views.h"
 #include "decide/policy/catalog.h"
+#include "kube/cache/discovery.h"
 #include "kube/cache/informer.h"
 #include "kube/client/client.h"
 #include "observe/kubex_meta.h"
@@ -21,10 +22,12 @@ bool in_catalog(api::Kind k) {
 
 CatalogCache::CatalogCache(const std::shared_ptr<kube::Client>& client, CatalogOptions options)
     : options_(std::move(options)) {
+  auto discovery = std::make_shared<kube::ApiDiscovery>(client);
   for (const auto& ki : api::all_kinds()) {
     api::Kind k = ki.kind;
     kube::InformerOptions io;
     io.absent_ok = true;  // the CRDs may be installed after the engine
+    io.discovery = discovery;  // then found through API discovery, not by listing each kind again
     auto inf = std::make_shared<kube::Informer>(
         client, api::collection_path(k),
         [k](const nlohmann::json& o) -> kube::ObjectPtr { return api::project_kubex_object(k, o); }, io);

@@ -13,8 +13,8 @@ namespace kubex::webhook {
 
 namespace {
 
-constexpr std::array<Outcome, 4> kResults = {Outcome::kPatched, Outcome::kUnchanged, Outcome::kError,
-                                             Outcome::kBadRequest};
+constexpr std::array<Outcome, 5> kResults = {Outcome::kPatched, Outcome::kUnchanged, Outcome::kError,
+                                             Outcome::kBadRequest, Outcome::kProbe};
 
 }  // namespace
 

@@ -1,6 +1,7 @@
 // OBS-5 admission metrics of the pod mutation passes: kubex_admission_requests_total{webhook,result} and
 // kubex_admission_duration_seconds{webhook}, where webhook is `early` or `late` (ADM-1 paths) and result is
-// patched, unchanged, error or bad_request. Every series starts at zero.
+// patched, unchanged, error or bad_request, and probe for the webhook health probe's own pods (WHH-1: they are
+// marked, not rightsized, so they never count as patched). Every series starts at zero.
 #pragma once
 
 #include <array>

@@ -98,6 +98,8 @@ struct AdmissionResponse {
   // Not encoded: the handler answered fail-open because of an internal problem (e.g. an object that does
   // not decode as a Pod, VAL-9), so the request counts as result="error".
   bool internal_error = false;
+  // Not encoded: the request was kubex's own webhook health probe (WHH-1), counted as result="probe".
+  bool probe = false;
 
   static AdmissionResponse allow();
   static AdmissionResponse deny(int code, std::string reason, std::string message);

@@ -8,16 +8,8 @@
 namespace kubex::webhook {
 
 AdmissionResponse CrValidation::handle(const AdmissionRequest& req, api::Kind kind) const {
-  if (req.operation == Operation::kDelete) {
-    if (!api::is_strategy(kind) || !deps_.catalog) return AdmissionResponse::allow();
-    auto refs = deps_.catalog->catalog()->referencing(kind, req.ns, req.name);
-    if (refs.empty()) return AdmissionResponse::allow();
-    std::string by;
-    for (const auto& r : refs) by += (by.empty() ? "" : ", ") + r;
-    return AdmissionResponse::deny(
-        403, "Forbidden",
-        std::string(api::info(kind).name) + " \"" + req.name + "\" is still referenced by " + by);
-  }
+  // VAL-4 "strategy DELETE": allowed; the engine's finalizer rightsizing.kubex.ai/referenced holds a strategy
+  // that policies still reference until the last one is gone (controllers/strategy_hold.h).
   if (req.operation != Operation::kCreate && req.operation != Operation::kUpdate)
     return AdmissionResponse::allow();
   api::ValidationContext ctx;

@@ -1,6 +1,6 @@
 // The validating webhook of the rightsizing.kubex.ai kinds (VAL-1..4, HLM-2): CREATE and UPDATE run the one
 // validator (api/validate.h) and deny with 422 Invalid and its message; warnings (VAL-2) are returned either
-// way. DELETE of a strategy that a policy still references is denied, naming the policies.
+// way. DELETE is allowed (VAL-4: a referenced strategy is held by the engine's finalizer instead).
 #pragma once
 
 #include <memory>
@@ -18,7 +18,7 @@ class KaiQueueNames;
 namespace kubex::webhook {
 
 struct CrValidationDeps {
-  const observe::CatalogView* catalog = nullptr;  // for the strategy DELETE check
+  const observe::CatalogView* catalog = nullptr;  // VAL-2: global-config's gpuSharingMode
   // VAL-2 inputs: the cluster's KAI queues (null: unknown) and --early-webhook-enabled.
   std::shared_ptr<const observe::KaiQueueNames> kai_queues;
   bool early_webhook_enabled = true;

@@ -112,6 +112,7 @@ AdmissionResponse PodAdmission::handle(const AdmissionRequest& req, decide::Pass
     }
   }
   AdmissionResponse r = AdmissionResponse::allow();
+  r.probe = probe;  // OBS-5: result="probe", never "patched"
   if (!d.patched()) return r;
   // ADM-15: everything computed, nothing applied. The probe's marker (WHH-2) is not a change to anybody's
   // pod: a dry-run engine still reports its webhook health.

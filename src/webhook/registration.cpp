@@ -72,9 +72,21 @@ json with_existing_ca(json desired, const json& existing) {
   return desired;
 }
 
+// The labels of `desired` that `existing` lacks. A label the object already has is kept as it is: a configuration
+// that Helm rendered (`app.kubernetes.io/managed-by: Helm`, `meta.helm.sh/release-*`) stays Helm's, so that
+// `helm uninstall` still removes it (issue 34 item 9).
+json missing_labels(const json& desired, const json& existing) {
+  json out = json::object();
+  json labels = existing.value("metadata", json::object()).value("labels", json::object());
+  if (!labels.is_object()) labels = json::object();
+  for (auto& [k, v] : desired["metadata"]["labels"].items()) {
+    if (!labels.contains(k)) out[k] = v;
+  }
+  return out;
+}
+
 bool up_to_date(const json& desired, const json& existing) {
-  json labels = existing.value("metadata", json::object()).value("labels", json());
-  if (!subset(desired["metadata"]["labels"], labels)) return false;
+  if (!missing_labels(desired, existing).empty()) return false;
   json webhooks = existing.value("webhooks", json());
   if (!subset(desired["webhooks"], webhooks)) return false;
   // ADM-1: no selectors (the API server defaults them to {}).
@@ -110,7 +122,8 @@ kube::KResult<void> apply(kube::Client& client, const std::string& collection, c
     }
     json updated = *current;
     updated["webhooks"] = want["webhooks"];
-    for (auto& [k, v] : want["metadata"]["labels"].items()) updated["metadata"]["labels"][k] = v;
+    // Only the webhooks and labels it lacks: every other label and annotation (Helm's among them) is kept.
+    for (auto& [k, v] : missing_labels(want, *current).items()) updated["metadata"]["labels"][k] = v;
     auto put = client.update(path, updated);
     if (put) {
       result.updated.push_back(name);
@@ -143,8 +156,8 @@ std::string webhook_base_url(const std::string& bind_host, int port) {
 json build_validating_configuration(const RegistrationOptions& o) {
   json webhooks = json::array();
   for (const auto& k : api::all_kinds()) {
+    // VAL-4 "strategy DELETE": allowed (the finalizer rightsizing.kubex.ai/referenced holds a referenced one).
     json ops = {"CREATE", "UPDATE"};
-    if (api::is_strategy(k.kind)) ops.push_back("DELETE");
     webhooks.push_back({{"name", api::validating_webhook_name(k.kind)},
                         {"clientConfig", client_config(o, api::validating_webhook_path(k.kind))},
                         {"rules",

@@ -81,6 +81,8 @@ const char* outcome_label(Outcome o) {
       return "error";
     case Outcome::kBadRequest:
       return "bad_request";
+    case Outcome::kProbe:
+      return "probe";
   }
   return "error";
 }
@@ -150,6 +152,8 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
     Outcome outcome;
     if (response->internal_error) {
       outcome = Outcome::kError;
+    } else if (response->probe) {
+      outcome = Outcome::kProbe;
     } else if (!response->allowed) {
       outcome = Outcome::kDenied;
     } else if (response->has_patch()) {

@@ -39,8 +39,9 @@ struct HandlerOptions {
   std::shared_ptr<const common::JsonProjection> object_fields;
 };
 
-enum class Outcome { kPatched, kUnchanged, kAllowed, kDenied, kError, kBadRequest };
-// "patched", "unchanged", "allowed", "denied", "error", "bad_request" (OBS-5 result labels).
+enum class Outcome { kPatched, kUnchanged, kAllowed, kDenied, kError, kBadRequest, kProbe };
+// "patched", "unchanged", "allowed", "denied", "error", "bad_request" (OBS-5 result labels); "probe": the webhook
+// health probe's own dry-run pods (WHH-1), whatever their answer, so they never count as kubex changing a pod.
 const char* outcome_label(Outcome o);
 
 // Called once per admission request (not for /healthz) with the URL path, the outcome and the time from

@@ -5,7 +5,7 @@ import json
 
 import yaml
 
-from conftest import ENGINE_NS, ROOT, run
+from conftest import ENGINE_NS, ROOT, EngineProcess, free_port, run, wait_for
 
 CHART = ROOT / "charts" / "kubex-automation-engine"
 SEED = CHART / "ci" / "seed-values.yaml"
@@ -48,3 +48,32 @@ def test_kustomize_default_is_accepted(crds):  # HLM-1 (issue 16 item 3)
     assert {"Deployment", "ClusterRole", "MutatingWebhookConfiguration"} <= {d["kind"] for d in docs}
     out = dry_run(cp, docs)
     assert out.count("(server dry run)") == len(docs), out
+
+
+def test_helm_uninstall_removes_the_webhook_configurations_the_engine_registered_into(crds):  # HLM-2, ENG-3
+    # Issue 34 item 9: after `kubex engine --register-webhooks` updated the configurations the chart rendered, it
+    # had rewritten app.kubernetes.io/managed-by, and `helm uninstall` left them behind.
+    cp = crds
+    configs = [(d["kind"].lower() + "s", d["metadata"]["name"])
+               for d in objects(cp.helm("template", RELEASE, str(CHART), "--namespace", ENGINE_NS).stdout)
+               if d["kind"] in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")]
+    assert configs, "the chart renders no webhook configuration"
+    cp.helm("install", RELEASE, str(CHART), "--namespace", ENGINE_NS, "--create-namespace", "--kubeconfig", cp.kubeconfig)
+    try:
+        engine = EngineProcess(cp.kubeconfig, ENGINE_NS, leader_elect=False, extra_args=[
+            "--webhook-bind-address", f"127.0.0.1:{free_port()}", "--self-signed-webhook", "--register-webhooks"])
+        try:
+            done = engine.wait_line("registered webhook configurations", timeout=60)
+            assert sorted(done["updated"]) == sorted(name for _, name in configs), done
+            for plural, name in configs:
+                meta = cp.kubectl_json("get", plural, name)["metadata"]
+                assert meta["labels"].get("app.kubernetes.io/managed-by") == "Helm", meta
+                assert meta["annotations"].get("meta.helm.sh/release-name") == RELEASE, meta
+                assert meta["annotations"].get("meta.helm.sh/release-namespace") == ENGINE_NS, meta
+        finally:
+            engine.stop()
+    finally:
+        cp.helm("uninstall", RELEASE, "--namespace", ENGINE_NS, "--kubeconfig", cp.kubeconfig, check=False)
+    for plural, name in configs:
+        res = cp.kubectl("get", plural, name, "--ignore-not-found", "-o", "name")
+        assert res.stdout.strip() == "", f"{plural}/{name} left behind by helm uninstall"

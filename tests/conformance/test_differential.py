@@ -145,6 +145,26 @@ def sequence(api):
     wait_for(pdb_current, timeout=30, what="PDB status current")
     step("eviction blocked by PDB", "POST", f"/api/v1/namespaces/{NS}/pods/p/eviction",
          {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p", "namespace": NS}})
+    # VAL-4 "strategy DELETE" relies on finalizers on custom resources: DELETE marks the object, the finalizer
+    # holds it, no new finalizer may be added while it is being deleted, and removing the last one removes it.
+    held = {"apiVersion": f"{GROUP}/v1alpha1", "kind": "ClusterAutomationStrategy",
+            "metadata": {"name": "diff-held", "finalizers": ["example.com/hold"]},
+            "spec": {"enablement": {"gpu": {"requests": {"upsize": True}}}}}
+    step("create custom resource with a finalizer", "POST", crs, held)
+    _, text = step("delete custom resource held by a finalizer", "DELETE", f"{crs}/diff-held")
+    marked = json.loads(text)
+    assert marked["metadata"].get("deletionTimestamp"), text
+    assert marked["metadata"]["finalizers"] == ["example.com/hold"], text
+    _, text = step("get custom resource being deleted", "GET", f"{crs}/diff-held")
+    marked = json.loads(text)
+    assert marked["metadata"].get("deletionTimestamp"), text
+    marked["metadata"]["finalizers"] = ["example.com/hold", "example.com/late"]
+    _, text = step("add a finalizer to a custom resource being deleted", "PUT", f"{crs}/diff-held", marked)
+    assert ("no new finalizers can be added if the object is being deleted, found new finalizers "
+            '[]string{"example.com/late"}') in json.loads(text).get("message", ""), text
+    step("remove the last finalizer of a custom resource being deleted", "PATCH", f"{crs}/diff-held",
+         {"metadata": {"finalizers": None}}, content_type="application/merge-patch+json")
+    step("get custom resource after its last finalizer", "GET", f"{crs}/diff-held")
     step("delete", "DELETE", f"{base}/c1")
     step("delete again", "DELETE", f"{base}/c1")
     step("delete with wrong uid precondition", "DELETE", f"{base}/c3",

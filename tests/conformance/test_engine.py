@@ -270,12 +270,49 @@ def test_validating_webhook_denies_with_the_val4_message(env):  # VAL-1, VAL-4 (
     res = cp.kubectl("apply", "-f", "-", input=json.dumps(bad), check=False)
     assert res.returncode != 0, res.stdout
     assert "denied the request" in res.stderr and "spec.scope.labelSelector.matchLabels" in res.stderr, res.stderr
-    # Strategy DELETE while referenced (VAL-4 catalogue, denied).
-    res = cp.kubectl("delete", "clusterautomationstrategy", "kai-gpu-sharing", check=False)
-    assert res.returncode != 0
-    assert ('ClusterAutomationStrategy "kai-gpu-sharing" is still referenced by '
-            'ClusterGpuReactivePolicy/kai-gpu-sharing-reactive, ClusterProactivePolicy/kai-gpu-sharing-baseline'
-            in res.stderr), res.stderr
+
+
+STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
+REFERENCED = "rightsizing.kubex.ai/referenced"
+
+
+def test_kubectl_delete_of_the_starter_example_completes_and_a_referenced_strategy_is_held(env):  # VAL-4 strategy DELETE
+    cp = env.cp
+    strategy = f"clusterautomationstrategies.{GROUP}"
+
+    def finalizers():
+        return cp.kubectl_json("get", strategy, "kai-gpu-sharing").get("metadata", {}).get("finalizers", [])
+
+    # The engine holds the referenced strategy (as the chart's ServiceAccount, through the real RBAC).
+    wait_for(lambda: REFERENCED in finalizers(), timeout=60, what="the strategy's finalizer added")
+    # The tests above left policies of their own on the starter's strategy: only the file's policies stay.
+    for p in cp.kubectl_json("get", f"clusterstaticpolicies.{GROUP}")["items"]:
+        if p["spec"].get("automationStrategyRef", {}).get("name") == "kai-gpu-sharing":
+            cp.kubectl("delete", f"clusterstaticpolicies.{GROUP}", p["metadata"]["name"])
+    # Deleted alone, it stays while its policies exist, and its status says why.
+    cp.kubectl("delete", strategy, "kai-gpu-sharing", "--wait=false")
+
+    def terminating():
+        obj = cp.kubectl_json("get", strategy, "kai-gpu-sharing")
+        c = next((c for c in obj.get("status", {}).get("conditions", []) if c["type"] == "Terminating"), None)
+        return obj["metadata"].get("deletionTimestamp") and c
+
+    c = wait_for(terminating, timeout=60, what="the held strategy's Terminating condition")
+    assert (c["status"], c["reason"]) == ("True", "StillReferenced"), c
+    assert c["message"] == ("still referenced by ClusterGpuReactivePolicy/kai-gpu-sharing-reactive, "
+                            "ClusterProactivePolicy/kai-gpu-sharing-baseline"), c
+    # The documented clean-up: exits 0 and every object of the file is gone.
+    res = cp.kubectl("delete", "-f", str(STARTER), "--timeout=120s", check=False, timeout=180)
+    assert res.returncode == 0, res.stderr
+    left = cp.kubectl("get", "-f", str(STARTER), "--ignore-not-found", "-o", "name", check=False)
+    assert left.stdout.strip() == "", left.stdout
+    # The same file again, then its documented clean-up in one go (the strategy listed first).
+    cp.kubectl("apply", "-f", str(STARTER))
+    wait_for(lambda: REFERENCED in finalizers(), timeout=60, what="the strategy's finalizer added again")
+    res = cp.kubectl("delete", "-f", str(STARTER), "--timeout=120s", check=False, timeout=180)
+    assert res.returncode == 0, res.stderr
+    assert cp.kubectl("get", "-f", str(STARTER), "--ignore-not-found", "-o", "name").stdout.strip() == ""
+    cp.kubectl("apply", "-f", str(STARTER))  # what the tests below rely on
 
 
 def test_pod_creation_is_never_blocked_while_the_engine_is_down(env):  # ADM-2 fail-open

@@ -269,7 +269,7 @@ def test_existing_kai_vllm_pod_reports_its_vllm_edit(cluster):  # OBS-4, ADM-16,
     assert line["pass"] == "early"
 
 
-def test_validating_webhook_names_the_field_and_guards_strategies(cluster):  # VAL-1, VAL-3, VAL-4
+def test_validating_webhook_names_the_field(cluster):  # VAL-1, VAL-3, VAL-4
     sim = cluster.sim
     bad = {"apiVersion": API, "kind": "ClusterStaticPolicy", "metadata": {"name": "adm-bad"},
            "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": ["x"]},
@@ -281,12 +281,51 @@ def test_validating_webhook_names_the_field_and_guards_strategies(cluster):  # V
     assert "spec.scope.labelSelector.matchLabels" in res.stderr, res.stderr
     assert 'denied the request' in res.stderr, res.stderr
 
-    res = sim.kubectl("delete", "clusterautomationstrategy", "kai-gpu-sharing", check=False)
-    assert res.returncode != 0
-    assert ('ClusterAutomationStrategy "kai-gpu-sharing" is still referenced by '
-            'ClusterGpuReactivePolicy/kai-gpu-sharing-reactive, ClusterProactivePolicy/kai-gpu-sharing-baseline'
-            in res.stderr), res.stderr
-    assert sim.kubectl("get", "clusterautomationstrategy", "kai-gpu-sharing").returncode == 0
+
+
+REFERENCED = "rightsizing.kubex.ai/referenced"
+
+
+def test_kubectl_delete_of_the_starter_example_completes_with_the_engine_running(sim_factory):  # VAL-4 strategy DELETE
+    # The documented clean-up, `kubectl delete -f examples/kai-gpu-sharing.yaml`, lists the strategy first: the
+    # webhook allows its DELETE and the engine's finalizer holds it until its policies are gone.
+    sim = sim_factory()
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    sim.kubectl("apply", "-f", str(STARTER))
+    c = Cluster(sim)
+    c.start_engine()
+    try:
+        def finalizers():
+            return sim.kubectl_json("get", "clusterautomationstrategy", "kai-gpu-sharing")["metadata"].get(
+                "finalizers", [])
+
+        wait_for(lambda: REFERENCED in finalizers(), timeout=HANG, what="the strategy's finalizer added")
+        res = sim.kubectl("delete", "-f", str(STARTER), "--timeout=120s", check=False, timeout=180)
+        assert res.returncode == 0, res.stderr
+        left = sim.kubectl("get", "-f", str(STARTER), "--ignore-not-found", "-o", "name", check=False)
+        assert left.stdout.strip() == "", left.stdout
+
+        # Deleted alone, a referenced strategy is held and says by whom; its last policy gone, it goes too.
+        sim.kubectl("apply", "-f", str(STARTER))
+        wait_for(lambda: REFERENCED in finalizers(), timeout=HANG, what="the strategy's finalizer added again")
+        sim.kubectl("delete", "clusterautomationstrategy", "kai-gpu-sharing", "--wait=false")
+
+        def terminating():
+            obj = sim.kubectl_json("get", "clusterautomationstrategy", "kai-gpu-sharing")
+            cond = next((x for x in obj.get("status", {}).get("conditions", []) if x["type"] == "Terminating"), None)
+            return obj["metadata"].get("deletionTimestamp") and cond
+
+        cond = wait_for(terminating, timeout=HANG, what="the held strategy's Terminating condition")
+        assert (cond["status"], cond["reason"]) == ("True", "StillReferenced"), cond
+        assert cond["message"] == ("still referenced by ClusterGpuReactivePolicy/kai-gpu-sharing-reactive, "
+                                   "ClusterProactivePolicy/kai-gpu-sharing-baseline"), cond
+        sim.kubectl("delete", "clusterproactivepolicy", "kai-gpu-sharing-baseline")
+        assert sim.kubectl("get", "clusterautomationstrategy", "kai-gpu-sharing").returncode == 0  # one left
+        res = sim.kubectl("delete", "clustergpureactivepolicy", "kai-gpu-sharing-reactive")
+        sim.kubectl("wait", "--for=delete", "clusterautomationstrategy/kai-gpu-sharing", "--timeout=120s", timeout=180)
+    finally:
+        c.engine.stop()
 
 
 def test_proactive_configmap_recommendation_reaches_new_pods(cluster):  # PRO-6, PRO-5, SEL-6

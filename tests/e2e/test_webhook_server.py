@@ -15,7 +15,7 @@ import urllib.request
 
 import pytest
 
-from conftest import BIN, EngineProcess, wait_for
+from conftest import BIN, ROOT, EngineProcess, wait_for, webhook_health
 from webhook_server import make_certs
 
 HANG = 90  # a deadline that only bounds a hang (issue 33 item 3)
@@ -85,7 +85,7 @@ def check_validating(cfg, port, ca_pem):
         rule, = w["rules"]
         assert rule["apiGroups"] == ["rightsizing.kubex.ai"] and rule["apiVersions"] == ["v1alpha1"]
         assert rule["resources"] == [plural]
-        assert rule["operations"] == (["CREATE", "UPDATE", "DELETE"] if strategy else ["CREATE", "UPDATE"])
+        assert rule["operations"] == ["CREATE", "UPDATE"]  # VAL-4: a strategy DELETE is allowed (no DELETE rule)
         assert w["failurePolicy"] == "Ignore" and w["sideEffects"] == "None"
         assert w["admissionReviewVersions"] == ["v1"] and w["timeoutSeconds"] == 10
 
@@ -110,11 +110,24 @@ def test_self_signed_registration(sim):  # ENG-3, ADM-1, HLM-2
         assert https_get(port, "/healthz", ca_pem) == (200, "ok")
         # OBS-5 admission families are exposed.
         metrics_port = eng.wait_line("serving metrics", timeout=HANG)["port"]
+
+        def requests(result, webhook):
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=HANG) as r:
+                text = r.read().decode()
+            m = re.search(r'^kubex_admission_requests_total\{result="%s",webhook="%s"\} (\S+)$' % (result, webhook),
+                          text, re.M)
+            assert m, text
+            return float(m.group(1))
+
         with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=HANG) as r:
             text = r.read().decode()
-        # (Counts may already be above 0: the webhook health probe (WHH-1) runs through both passes.)
-        assert re.search(r'^kubex_admission_requests_total\{result="patched",webhook="late"\} \d', text, re.M)
         assert re.search(r'^kubex_admission_duration_seconds_count\{webhook="early"\} \d', text, re.M)
+        # OBS-5: the webhook health probe's own pods (WHH-1, both passes) count as result="probe"; no user pod was
+        # created, so nothing counts as patched. (A probe pod is sent here too, in case the engine's own has not run.)
+        admitted_probe(sim, "metrics-probe")
+        wait_for(lambda: requests("probe", "late") >= 1 and requests("probe", "early") >= 1, timeout=HANG,
+                 what="the health probe counted as result=probe")
+        assert requests("patched", "late") == 0 and requests("patched", "early") == 0
         # Pods are still admitted (failurePolicy Ignore, sideEffects NoneOnDryRun allows dry runs).
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "wh-e2e"},
                "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
@@ -356,3 +369,21 @@ def test_webhook_listener_with_independent_clients(sim, tmp_path):  # ADM-2, VAL
             assert json.loads(res.stdout)["response"]["uid"] == "curl-1"
     finally:
         assert eng.stop() == 0, eng.output()
+
+
+def test_engine_start_sends_no_probe_before_its_own_registration(sim_factory):  # WHH-1, ENG-3 (issue 34 item 9d)
+    # Every start with --register-webhooks logged one `webhook probe failed` warning: its first probe went out
+    # before its own webhook configurations existed.
+    sim = sim_factory()
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
+    sim.kubectl("create", "namespace", "kubex")
+    eng = EngineProcess(sim.kubeconfig, "kubex", leader_elect=False, extra_args=[
+        "--webhook-bind-address", "127.0.0.1:0", "--self-signed-webhook", "--register-webhooks",
+        "--early-webhook-enabled"])
+    try:
+        eng.wait_ready(timeout=HANG)
+        # PodAdmissionWebhookHealthy=True takes successThreshold (3) successful probes in a row.
+        wait_for(lambda: webhook_health(sim) == "True", timeout=HANG, interval=1, what="PodAdmissionWebhookHealthy=True")
+        assert eng.find_all("webhook probe failed") == [], eng.output()[-3000:]
+    finally:
+        eng.stop()

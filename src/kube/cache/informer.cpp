@@ -1,5 +1,7 @@
 #include "kube/cache/informer.h"
 
+#include "kube/cache/discovery.h"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -286,6 +288,10 @@ void Informer::run() {
       }
       if (listed == ListOutcome::kAbsent) {
         failures = 0;
+        if (options_.discovery) {
+          options_.discovery->wait_served(path_, stop_);
+          continue;
+        }
         auto until = std::chrono::steady_clock::now() + options_.absent_poll;
         while (!stop_ && std::chrono::steady_clock::now() < until) {
           std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -43,6 +43,8 @@ struct InformerHandlers {
 // store holds the object, so an entry costs one node and no copy of its key.
 using IndexFunc = std::function<std::vector<std::string_view>(const CachedObject& obj)>;
 
+class ApiDiscovery;
+
 struct InformerOptions {
   std::string label_selector, field_selector;
   int page_size = 500;
@@ -55,6 +57,9 @@ struct InformerOptions {
   // the resource appears.
   bool absent_ok = false;
   std::chrono::milliseconds absent_poll{10000};
+  // With absent_ok: instead of listing again every absent_poll, wait until API discovery (shared by the informers
+  // of one process) says the resource is served, then list (issue 34 item 9: no 404 polling per informer).
+  std::shared_ptr<ApiDiscovery> discovery;
 };
 
 class Informer {

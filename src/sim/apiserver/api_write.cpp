@@ -1,5 +1,6 @@
 // Write verbs of the simulated API server: create, update (PUT), patch, delete, deletecollection.
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "common/hash.h"
 #include "common/time_format.h"
@@ -123,9 +124,34 @@ void apply_defaults(const ResourceInfo& r, json& obj) {
   }
 }
 
+// ValidateObjectMetaUpdate's ValidateNoNewFinalizers: an object being deleted takes no new finalizers.
+void validate_no_new_finalizers(const json& obj, const json& old, std::vector<StatusCause>& out) {
+  const json& om = old.contains("metadata") ? old["metadata"] : json::object();
+  if (!om.contains("deletionTimestamp") || om["deletionTimestamp"].is_null()) return;
+  std::set<std::string> before, extra;
+  for (const auto& f : om.value("finalizers", json::array())) {
+    if (f.is_string()) before.insert(f.get<std::string>());
+  }
+  const json& nm = obj.contains("metadata") ? obj["metadata"] : json::object();
+  for (const auto& f : nm.value("finalizers", json::array())) {
+    if (f.is_string() && !before.count(f.get<std::string>())) extra.insert(f.get<std::string>());
+  }
+  if (extra.empty()) return;
+  std::string list = "[]string{";  // Go's %#v of the sorted set
+  bool first = true;
+  for (const auto& f : extra) {
+    list += (first ? "\"" : ", \"") + f + "\"";
+    first = false;
+  }
+  list += "}";
+  std::string detail = "no new finalizers can be added if the object is being deleted, found new finalizers " + list;
+  out.push_back({"FieldValueForbidden", "metadata.finalizers: Forbidden: " + detail, "metadata.finalizers"});
+}
+
 std::vector<StatusCause> validate_object(const ResourceInfo& r, const json& obj, const json* old) {
-  if (r.is_custom) return custom::validate(r, obj, old);
-  return builtin::validate(r, obj, old);
+  std::vector<StatusCause> out = r.is_custom ? custom::validate(r, obj, old) : builtin::validate(r, obj, old);
+  if (old) validate_no_new_finalizers(obj, *old, out);
+  return out;
 }
 
 ApiResponse with_warnings(ApiResponse res, std::vector<std::string> warnings) {

@@ -219,7 +219,14 @@ HttpServer::HttpServer(ApiServer& api, Credentials creds, HttpServerOptions opti
   s.set_write_timeout(120, 0);
   s.set_payload_max_length(64u << 20);
   s.set_tcp_nodelay(true);
-  auto handler = [impl](const httplib::Request& req, httplib::Response& res) { impl->handle(req, res); };
+  // At --log-level debug, one line per request: the sim's request log (what a test counts, e.g. that an absent API
+  // is not polled; kube-apiserver's httplog at -v=3 is the counterpart).
+  auto handler = [impl](const httplib::Request& req, httplib::Response& res) {
+    impl->handle(req, res);
+    if (impl->log.enabled(common::LogLevel::kDebug)) {
+      impl->log.debug("request", {{"verb", req.method}, {"path", req.path}, {"code", res.status}});
+    }
+  };
   s.Get(".*", handler);
   s.Post(".*", handler);
   s.Put(".*", handler);

@@ -148,8 +148,8 @@ void KaiScheduler::collect_empty_groups() {
   }
 }
 
-bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, const std::string& group,
-                                      const std::string& suffix) {
+std::optional<std::string> KaiScheduler::create_reservation(const SimPod& p, const std::string& node,
+                                                            const std::string& group, const std::string& suffix) {
   json container = {{"name", "resource-reservation"},
                     {"image", reservation_image(ctx_.config().kai_version)},
                     {"imagePullPolicy", "IfNotPresent"},
@@ -174,7 +174,13 @@ bool KaiScheduler::create_reservation(const SimPod& p, const std::string& node, 
                  {{"app", api::keys::kDefaultReservationNamespace}, {api::keys::kGpuGroupLabel, group}}},
                 {"annotations", {{"karpenter.sh/do-not-disrupt", "true"}}}}},
               {"spec", spec}};
-  return client_.create(core_path("pods", api::keys::kDefaultReservationNamespace), pod).ok();
+  auto r = client_.create(core_path("pods", api::keys::kDefaultReservationNamespace), pod);
+  if (r.ok()) return std::nullopt;
+  std::string why;
+  if (auto body = r.json(); body.is_object()) why = body.value("message", "");
+  if (why.empty()) why = "HTTP " + std::to_string(r.status);
+  return "cannot create the GPU reservation pod " + std::string(api::keys::kDefaultReservationNamespace) + "/" +
+         reservation_pod_name(node, suffix) + ": " + why;
 }
 
 std::string KaiScheduler::queue_of(const SimPod& p) {
@@ -230,11 +236,17 @@ SchedulerLoop::Delay KaiScheduler::schedule(const SimPod& p) {
   if (!d.scheduled) return unschedulable(p, "Unschedulable", d.message);
   if (pp.fraction > 0) {
     // Like KAI's binder: reserve the device (new groups), label the pod with its group, then bind.
-    if (d.new_group && !create_reservation(p, d.node, d.group, suffix)) {
-      ledger_->forget(std::string(api::keys::kDefaultReservationNamespace) + "/" +
-                      reservation_pod_name(d.node, suffix));
-      ledger_->forget(p.key());
-      return kRetry;
+    if (d.new_group) {
+      if (auto failed = create_reservation(p, d.node, d.group, suffix)) {
+        ledger_->forget(std::string(api::keys::kDefaultReservationNamespace) + "/" +
+                        reservation_pod_name(d.node, suffix));
+        ledger_->forget(p.key());
+        // Issue 34 item 10: say why on the pod (PodScheduled=False/SchedulerError, a FailedScheduling event) and in
+        // the log, and try again with the back-off; a later success binds the pod (PodScheduled=True).
+        log_.warn("cannot create the GPU reservation pod; the pod stays pending and is retried",
+                  {{"pod", p.key()}, {"node", d.node}, {"error", *failed}});
+        return unschedulable(p, "FailedScheduling", *failed, true, "SchedulerError");
+      }
     }
     auto r = client_.merge_patch(core_path("pods", p.ns, p.name),
                                  {{"metadata", {{"labels", {{api::keys::kGpuGroupLabel, d.group}}}}}});

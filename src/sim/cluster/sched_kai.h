@@ -23,8 +23,11 @@
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+
+#include "common/log.h"
 
 #include "sim/cluster/sched_loop.h"
 
@@ -55,12 +58,15 @@ class KaiScheduler : public SchedulerLoop {
   Delay chore(const std::string& key) override;
 
  private:
-  bool create_reservation(const SimPod& p, const std::string& node, const std::string& group,
-                          const std::string& suffix);
+  // Creates the GPU group's reservation pod in kai-resource-reservation; the failure's message when the API server
+  // refused it (the namespace missing, RBAC), nullopt on success.
+  std::optional<std::string> create_reservation(const SimPod& p, const std::string& node, const std::string& group,
+                                                const std::string& suffix);
   void collect_empty_groups();
   // The pod's queue (kai_pod_queue over the API server's objects).
   std::string queue_of(const SimPod& p);
 
+  common::Logger log_{"sim.kai-scheduler"};
   std::set<std::string> failed_deletes_;  // reservation pods whose deletion must be retried
   mutable std::mutex queues_mu_;
   std::map<std::string, std::string> queues_;  // name -> parentQueue

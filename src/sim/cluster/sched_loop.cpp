@@ -178,7 +178,8 @@ bool SchedulerLoop::bind(const SimPod& p, const std::string& node) {
 }
 
 SchedulerLoop::Delay SchedulerLoop::unschedulable(const SimPod& p, const std::string& event_reason,
-                                                  const std::string& message, bool retry) {
+                                                  const std::string& message, bool retry,
+                                                  const std::string& condition_reason) {
   bool write_condition = false;
   Delay delay;
   {
@@ -216,7 +217,7 @@ SchedulerLoop::Delay SchedulerLoop::unschedulable(const SimPod& p, const std::st
       }
       conds.push_back({{"type", "PodScheduled"},
                        {"status", "False"},
-                       {"reason", "Unschedulable"},
+                       {"reason", condition_reason},
                        {"message", message},
                        {"lastProbeTime", nullptr},
                        {"lastTransitionTime", since}});

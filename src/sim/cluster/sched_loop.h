@@ -48,8 +48,10 @@ class SchedulerLoop : public Subsystem {
   // POST .../binding. On failure the assumption is dropped; returns whether the pod is now bound.
   bool bind(const SimPod& p, const std::string& node);
   // Marks a pod unschedulable (condition once per message, an Event per attempt); returns the back-off.
+  // `condition_reason`: PodScheduled=False's reason (kube-scheduler's Unschedulable, or SchedulerError for a
+  // failure that is not the pod's fit, e.g. an API error).
   Delay unschedulable(const SimPod& p, const std::string& event_reason, const std::string& message,
-                      bool retry = true);
+                      bool retry = true, const std::string& condition_reason = "Unschedulable");
   void scheduled(const SimPod& p, const std::string& message);
   // Retries every unschedulable pod soon (at most once a second).
   void request_flush();

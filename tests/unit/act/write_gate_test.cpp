@@ -22,6 +22,19 @@ class CountingOwnerWriter final : public AnnotationWriter {
   int calls = 0;
 };
 
+class CountingFinalizerWriter final : public FinalizerWriter {
+ public:
+  kube::KResult<void> add(const std::string&, const std::string&) override {
+    ++calls;
+    return {};
+  }
+  kube::KResult<void> remove(const std::string&, const std::string&) override {
+    ++calls;
+    return {};
+  }
+  int calls = 0;
+};
+
 std::string refused_line(const std::string& write, int n) {
   return "kubex_lease_refused_writes_total{write=\"" + write + "\"} " + std::to_string(n);
 }
@@ -77,6 +90,23 @@ TEST_F(WriteGateTest, AClosedGateSendsNothingAndCountsEachRefusal) {
   holds = true;  // the gate opens again (a new term would be a new process; the gate itself does not care)
   EXPECT_TRUE(e->evict({"ml", "a", "uid-a"}, EvictionReason::kResize).succeeded());
   EXPECT_EQ(evictor->calls().size(), 1u);
+}
+
+// VAL-4 strategy DELETE: the strategyhold controller's finalizer writes (and the consolidation finalizer) pass the
+// same gate, counted as write="finalizer".
+TEST_F(WriteGateTest, FinalizerWritesPassTheGateOnlyWhileTheLeaseIsHeld) {
+  auto inner = std::make_shared<CountingFinalizerWriter>();
+  auto f = gated_finalizer_writer(inner, guard);
+  const std::string path = "/apis/rightsizing.kubex.ai/v1alpha1/clusterautomationstrategies/kai";
+  EXPECT_TRUE(f->add(path, "rightsizing.kubex.ai/referenced").has_value());
+  EXPECT_EQ(inner->calls, 1);
+  holds = false;
+  auto r = f->remove(path, "rightsizing.kubex.ai/referenced");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().message, kLeaseNotHeld);
+  EXPECT_FALSE(f->add(path, "rightsizing.kubex.ai/referenced").has_value());
+  EXPECT_EQ(inner->calls, 1);
+  EXPECT_NE(metrics.render().find(refused_line("finalizer", 2)), std::string::npos) << metrics.render();
 }
 
 TEST_F(WriteGateTest, AnEmptyGateFunctionIsAlwaysOpen) {

@@ -111,6 +111,35 @@ TEST(WebhookHealthController, UnknownThenTrueAfterSuccessThreshold) {  // WHH-1,
   EXPECT_EQ(f.api->namespaces, (std::vector<std::string>(3, "kubex")));
 }
 
+class FakeRegistration final : public WebhookRegistrationState {
+ public:
+  bool done = false;
+  bool registered() const override { return done; }
+};
+
+// Issue 34 item 9: every engine start logged one `webhook probe failed` warning for a probe sent before its own
+// --register-webhooks registration; no probe is sent until the registration is in place.
+TEST(WebhookHealthController, NoProbeBeforeTheEnginesOwnWebhookRegistration) {  // WHH-1, WHH-3
+  Fixture f;
+  auto reg = std::make_shared<FakeRegistration>();
+  WebhookHealthOptions o;
+  o.ns = "kubex";
+  o.early_enabled = true;
+  o.clock = &f.clock;
+  o.witness = f.witness;
+  o.registration = reg;
+  f.ctrl = std::make_unique<WebhookHealthController>(f.api, f.status, f.gc, f.recorder.get(), f.signal, o);
+  auto r = f.probe();
+  EXPECT_TRUE(f.api->sent.empty());
+  EXPECT_EQ(f.condition(), "Unknown/Probing");
+  EXPECT_EQ(f.health(), json());                                                  // no probe result yet
+  EXPECT_EQ(r.requeue_after, std::chrono::duration_cast<common::Duration>(1s));  // looks again soon
+  reg->done = true;
+  f.probe();
+  EXPECT_EQ(f.api->sent.size(), 1u);
+  EXPECT_EQ(f.health()["lastProbeResult"], "Success");
+}
+
 TEST(WebhookHealthController, StartsUnknownWhateverAnEarlierLeaderWrote) {  // WHH-3: starts Unknown/Probing
   Fixture f;
   f.status->status = {{"conditions", json::array({{{"type", "PodAdmissionWebhookHealthy"},

@@ -20,7 +20,7 @@ TEST(AdmissionMetrics, SeriesStartAtZero) {
   EXPECT_TRUE(has_line(text, "# TYPE kubex_admission_requests_total counter")) << text;
   EXPECT_TRUE(has_line(text, "# TYPE kubex_admission_duration_seconds histogram"));
   for (const char* pass : {"early", "late"}) {
-    for (const char* result : {"patched", "unchanged", "error", "bad_request"}) {
+    for (const char* result : {"patched", "unchanged", "error", "bad_request", "probe"}) {
       EXPECT_TRUE(has_line(text, std::string("kubex_admission_requests_total{result=\"") + result +
                                      "\",webhook=\"" + pass + "\"} 0"))
           << pass << " " << result;

@@ -86,6 +86,7 @@ TEST(PodAdmissionExits, OwnerReadOnlyWithoutAnExit) {
     ASSERT_EQ(decide::early_exit(p, c.ns, global), c.want) << c.name;
     const AdmissionResponse r = handler.handle(pod_create(p, c.ns), decide::Pass::kLate);
     EXPECT_FALSE(r.internal_error) << c.name;
+    EXPECT_EQ(r.probe, c.probe) << c.name;  // OBS-5: counted as result="probe", not "patched"
     const int want_reads = decide::needs_owner(c.want) ? 1 : 0;
     EXPECT_EQ(owner_reads, want_reads) << c.name;
     EXPECT_EQ(namespace_reads, want_reads) << c.name;

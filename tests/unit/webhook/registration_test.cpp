@@ -31,7 +31,7 @@ TEST(WebhookBaseUrl, WildcardHostsBecomeLoopback) {  // ENG-3: url points at --w
   EXPECT_EQ(webhook_base_url("engine.local", 1), "https://engine.local:1");
 }
 
-// HLM-2: one webhook per kind, CREATE+UPDATE (+DELETE for both strategy kinds), failurePolicy Ignore,
+// HLM-2: one webhook per kind, CREATE+UPDATE (VAL-4: no DELETE, a strategy DELETE is allowed), failurePolicy Ignore,
 // sideEffects None, admissionReviewVersions [v1], timeoutSeconds 10.
 TEST(ValidatingConfiguration, OneWebhookPerKind) {
   json cfg = build_validating_configuration(options());
@@ -54,11 +54,7 @@ TEST(ValidatingConfiguration, OneWebhookPerKind) {
     EXPECT_EQ(rule["apiGroups"], json({"rightsizing.kubex.ai"}));
     EXPECT_EQ(rule["apiVersions"], json({"v1alpha1"}));
     EXPECT_EQ(rule["resources"], json({k.plural}));
-    if (api::is_strategy(k.kind)) {
-      EXPECT_EQ(rule["operations"], json({"CREATE", "UPDATE", "DELETE"})) << k.name;
-    } else {
-      EXPECT_EQ(rule["operations"], json({"CREATE", "UPDATE"})) << k.name;
-    }
+    EXPECT_EQ(rule["operations"], json({"CREATE", "UPDATE"})) << k.name;
     EXPECT_EQ(w["failurePolicy"], "Ignore");
     EXPECT_EQ(w["sideEffects"], "None");
     EXPECT_EQ(w["admissionReviewVersions"], json({"v1"}));
