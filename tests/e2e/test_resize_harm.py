@@ -154,7 +154,15 @@ def test_a_harmful_resize_is_undone_and_the_workload_recovers_by_itself(env):  #
     strategy = [d for d in yaml.safe_load_all(STARTER.read_text()) if d and d["kind"] == "ClusterAutomationStrategy"][0]
     strategy["metadata"] = {"name": "hard-cap"}
     strategy["spec"]["kai"]["fractionLimit"] = {"enabled": False}
-    apply(sim, strategy)
+    res = sim.kubectl("apply", "-f", "-", input=json.dumps(strategy))
+    # KAI-2a: allowed, with VAL-2's warning from the validating webhook and a Warning event on the strategy.
+    hard_cap = ("spec.kai.fractionLimit.enabled: false: under NvFractions every fraction kubex writes is a hard "
+                "memory cap")
+    assert hard_cap in res.stderr, res.stderr
+    wait_for(lambda: [e for e in sim.kubectl_json("get", "events", "-A")["items"]
+                      if e.get("reason") == "FractionLimitDisabled" and e["involvedObject"].get("name") == "hard-cap"
+                      and e.get("type") == "Warning" and e.get("message") == hard_cap],
+             timeout=HANG, interval=1, what="FractionLimitDisabled on the strategy")
     # The starter's policies select labelled Deployments; this unlabelled one is managed by hard-cap alone.
     apply(sim, {"apiVersion": API, "kind": "ClusterProactivePolicy", "metadata": {"name": "cap"},
                 "spec": {"scope": {"namespaceSelector": {"operator": "In", "values": [ns]},
