@@ -25,24 +25,14 @@ from kubernetes import client
 
 from conftest import EngineProcess, ROOT, wait_for
 from test_gpu_metrics import HANG, Prometheus, free_port, http_get
+from test_kai_modes import SIM_CONFIG as FOUR_T4_NODES
 from test_reactive import API, apply, metric, queue
 from watch_stream import EventWatch, PodAvailabilityWatch
 
-T4_MIB = 15360
 USED_MIB = 6000  # of 15360: 0.39 of the GPU, above the 0.3 the ConfigMap gives
 STARTER = ROOT / "examples" / "kai-gpu-sharing.yaml"
 
-SIM_CONFIG = """
-kaiVersion: "0.18"
-gpuSharingMode: NvFractions
-nodePools:
-  - name: g
-    count: 4
-    gpusPerNode: 1
-    gpuProduct: Tesla-T4
-    cpu: "16"
-    memory: 64Gi
-"""
+SIM_CONFIG = 'kaiVersion: "0.18"\ngpuSharingMode: NvFractions\n' + FOUR_T4_NODES
 
 
 @pytest.fixture(scope="module")
