@@ -19,6 +19,7 @@
 #include "decide/policy/catalog.h"
 #include "decide/policy/desired.h"
 #include "decide/policy/match.h"
+#include "decide/policy/near_miss.h"
 #include "decide/reactive/reactive.h"
 #include "engine/explain_report.h"
 #include "kube/client/client.h"
@@ -41,10 +42,10 @@ std::string annotation_or_empty(const api::WorkloadView& w, const std::string& k
   return v ? v->str() : std::string();
 }
 
-// SEL-4: why a matching policy does not count.
-std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& mp) {
+// SEL-4: why a policy does not count.
+std::string invalid_reason(const dp::Catalog& catalog, const api::Policy* policy, bool has_strategy) {
   for (const auto& lp : catalog.policies()) {
-    if (lp.input.policy.get() != mp.policy) continue;
+    if (lp.input.policy.get() != policy) continue;
     if (!lp.input.spec_valid) return "invalid spec: " + lp.input.message;
     switch (lp.resolution) {
       case dp::Resolution::kResolved: break;
@@ -56,7 +57,23 @@ std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& 
                                                 : std::string());
     }
   }
-  return mp.strategy ? "invalid" : "its strategy does not exist";
+  return has_strategy ? "invalid" : "its strategy does not exist";
+}
+
+// ADM-3 (7): the policy that came closest to matching the workload, and why it does not (issue 34 item 8).
+std::optional<ExplainNearMiss> near_miss_of(const dp::Catalog& catalog, const dp::Workload& workload) {
+  const auto m = dp::nearest_miss(workload, catalog.candidates(), catalog.global().protected_namespace_patterns);
+  if (!m) return std::nullopt;
+  ExplainNearMiss out;
+  out.policy = m->ref;
+  for (const auto& x : m->misses) {
+    out.misses.push_back({dp::scope_check_name(x.check), x.why});
+    if (!x.label.empty()) out.labels.push_back(x.label);
+  }
+  if (!m->candidate->valid || !m->candidate->strategy)
+    out.invalid_reason = invalid_reason(catalog, m->candidate->policy, m->candidate->strategy != nullptr);
+  out.more = m->more;
+  return out;
 }
 
 // status.<field> of an object, nullptr when absent.
@@ -182,6 +199,8 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
       dp::match_policies(workload, catalog->candidates(), catalog->evaluation(), global.protected_namespace_patterns);
   if (!match.managed && !match.on_hold) {  // ADM-3 (7)
     e.not_managed = explain_reason("not-managed");
+    e.near_miss = near_miss_of(*catalog, workload);
+    e.not_managed->sentence += e.near_miss ? " " + near_miss_text(*e.near_miss) : " There is no policy in the cluster.";
     return;
   }
   e.on_hold = match.on_hold;
@@ -197,7 +216,7 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
     p.ref = mp.ref;
     p.valid = mp.valid;
     p.strategy = mp.strategy_ref;
-    if (!mp.valid) p.invalid_reason = invalid_reason(*catalog, mp);
+    if (!mp.valid) p.invalid_reason = invalid_reason(*catalog, mp.policy, mp.strategy != nullptr);
     for (const auto& c : desired.containers)
       for (decide::Slot slot : decide::kAllSlots)
         if (const auto& v = c.at(slot); v && v->policy == i) p.wins.push_back(c.name + " " + decide::slot_name(slot));

@@ -26,6 +26,16 @@ struct ExplainPause {
   bool checked = true;  // the governing strategy's safetyChecks.enablePauseUntilAnnotationCheck
 };
 
+// ADM-3 (7) not-managed: the policy that came closest to matching the workload (decide::policy::nearest_miss) and
+// the SEL-3 checks it fails (issue 34 item 8).
+struct ExplainNearMiss {
+  std::string policy;                 // "ClusterProactivePolicy/kai-gpu-sharing-baseline"
+  std::vector<ExplainReason> misses;  // name: the check ("labelSelector"), sentence: why it fails
+  std::vector<std::string> labels;    // the label keys its labelSelector misses
+  std::string invalid_reason;         // SEL-4: it would not count even if it matched ("" when valid)
+  std::size_t more = 0;               // other policies that fail as few checks
+};
+
 // One matching policy, in SEL-5 order.
 struct ExplainPolicy {
   std::string ref;  // "GpuReactivePolicy/chat" (namespaced kinds: the workload's namespace)
@@ -148,6 +158,7 @@ struct Explanation {
   std::string workload;                  // "Deployment/x" ("" = none)
   // ADM-3's exit for an unmanaged target (one line); nullopt when kubex manages it.
   std::optional<ExplainReason> not_managed;
+  std::optional<ExplainNearMiss> near_miss;  // with not_managed `not-managed`: the closest policy, if any
   bool on_hold = false;  // RBK-4
   std::vector<ExplainPolicy> policies;
   std::string strategy, mode;

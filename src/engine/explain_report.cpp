@@ -339,6 +339,16 @@ ExplainReason crash_looping_reason(const std::string& evidence) {
           "crash-looping: kubex will not evict it (" + evidence + "); fix the workload or its size, or delete the pod."};
 }
 
+std::string near_miss_text(const ExplainNearMiss& m) {
+  std::string s = "The closest policy is " + m.policy + ": ";
+  for (std::size_t i = 0; i < m.misses.size(); ++i) s += (i == 0 ? "" : "; and ") + m.misses[i].sentence;
+  if (!m.invalid_reason.empty()) s += "; it is also invalid (" + m.invalid_reason + ")";
+  if (m.more > 0)
+    s += " (and " + std::to_string(m.more) +
+         (m.more == 1 ? " more policy that misses" : " more policies that miss") + " by as little)";
+  return s + ".";
+}
+
 std::string pause_text(const ExplainPause& p) {
   std::string s = "paused by rightsizing.kubex.ai/pause-until=\"" + p.value + "\" on " + p.object;
   if (!p.meaning.empty()) s += " (" + p.meaning + ")";
@@ -355,6 +365,14 @@ json explanation_json(const Explanation& e) {
               {"workload", e.workload}};
   if (e.not_managed) {
     doc["notManaged"] = reason_json(*e.not_managed);
+    if (e.near_miss) {
+      const ExplainNearMiss& m = *e.near_miss;
+      json misses = json::array();
+      for (const auto& x : m.misses) misses.push_back({{"check", x.name}, {"message", x.sentence}});
+      doc["notManaged"]["nearMiss"] = {{"policy", m.policy},        {"misses", misses},
+                                       {"labels", m.labels},        {"invalidReason", m.invalid_reason},
+                                       {"more", m.more}};
+    }
     return doc;
   }
   doc["onHold"] = e.on_hold;

@@ -16,13 +16,18 @@ namespace kubex::engine {
 std::string reason_sentence(const std::string& name);
 ExplainReason explain_reason(const std::string& name);
 
+// The near miss in one sentence: "The closest policy is ClusterProactivePolicy/x: its labelSelector needs a=b; the
+// Deployment has no label a (and 1 more policy that misses by as little)."
+std::string near_miss_text(const ExplainNearMiss& m);
+
 // Where a pause comes from, as one clause: `paused by rightsizing.kubex.ai/pause-until="infinite" on Namespace/ml
 // (no end)`, plus why it has no effect when the strategy does not check pause-until.
 std::string pause_text(const ExplainPause& p);
 
 // The document:
 // {"apiVersion", "kind": "Explanation", "target": {"kind", "namespace", "name"}, "managed",
-//  "notManaged": {"reason", "message"} (only when not managed), "ownerChain": [...], "workload", "onHold",
+//  "notManaged": {"reason", "message", "nearMiss": {"policy", "misses": [{"check", "message"}], "labels",
+//                 "invalidReason", "more"} (only for not-managed with some policy)} (only when not managed), "ownerChain": [...], "workload", "onHold",
 //  "policies": [{"policy", "valid", "invalidReason", "strategy", "wins": [...], "note"}], "strategy", "mode",
 //  "pause": {"source", "object", "annotation", "value", "meaning", "checked", "message"} (only when paused),
 //  "admission": {"result", "stoppedBy": [{"reason", "message"}]},

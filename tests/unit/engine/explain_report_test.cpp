@@ -108,6 +108,50 @@ TEST(ExplainReport, UnmanagedIsOneLine) {
                                " Owner chain: Pod/x -> ReplicaSet/x-5d -> Deployment/x.\n");
 }
 
+// ADM-3 (7), CLI-1 (issue 34 item 8): `not-managed` names the closest policy and the SEL-3 checks it fails, still in
+// one line; the document carries the same as data.
+TEST(ExplainReport, NotManagedNamesTheNearMiss) {
+  ExplainNearMiss m;
+  m.policy = "ClusterProactivePolicy/kai-gpu-sharing-baseline";
+  m.misses = {{"labelSelector",
+               "its labelSelector needs nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present"}};
+  m.labels = {"nvidia.com/gpu.present"};
+  m.more = 1;
+  EXPECT_EQ(near_miss_text(m),
+            "The closest policy is ClusterProactivePolicy/kai-gpu-sharing-baseline: its labelSelector needs "
+            "nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present (and 1 more policy that "
+            "misses by as little).");
+  Explanation e;
+  e.kind = "Deployment";
+  e.ns = "ml";
+  e.name = "chat";
+  e.owner_chain = {"Deployment/chat"};
+  e.not_managed = explain_reason("not-managed");
+  e.not_managed->sentence += " " + near_miss_text(m);
+  e.near_miss = m;
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_EQ(out.str(), "Deployment ml/chat is not managed by kubex (not-managed): no policy matches its workload. " +
+                           near_miss_text(m) + "\n");
+  const json doc = explanation_json(e);
+  EXPECT_EQ(doc["notManaged"]["nearMiss"],
+            json({{"policy", m.policy},
+                  {"misses", {{{"check", "labelSelector"}, {"message", m.misses[0].sentence}}}},
+                  {"labels", {"nvidia.com/gpu.present"}},
+                  {"invalidReason", ""},
+                  {"more", 1}}));
+  // Two misses and an invalid policy, no others.
+  m.misses.push_back({"workloadTypes", "its workloadTypes [Deployment] do not include StatefulSet"});
+  m.invalid_reason = "its strategy does not exist";
+  m.more = 0;
+  EXPECT_EQ(near_miss_text(m),
+            "The closest policy is ClusterProactivePolicy/kai-gpu-sharing-baseline: its labelSelector needs "
+            "nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present; and its workloadTypes "
+            "[Deployment] do not include StatefulSet; it is also invalid (its strategy does not exist).");
+  m.more = 3;
+  EXPECT_NE(near_miss_text(m).find("(and 3 more policies that miss by as little)"), std::string::npos);
+}
+
 TEST(ExplainReport, TableHasTheValuesAndTheirReasons) {
   std::ostringstream out;
   print_explanation(managed(), out);
