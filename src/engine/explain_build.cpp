@@ -127,7 +127,7 @@ std::string kai_limit_text(const json& pod, const std::string& sharing_mode, con
       const std::string how = "request " + decide::format_gpu(*r.fraction) + ", peak " + decide::format_gpu(v->gpu) +
                               " from " + match.policies[v->policy].ref + bounds;
       if (!r.has_fraction_limit) return "none: the peak leaves no room above the request (" + how + ")";
-      return "gpu-fraction.limit " + r.fraction_limit_text + " (KAI-2: " + how + ")";
+      return "gpu-fraction.limit " + r.fraction_limit_text + " (" + how + ")";
     }
   }
   // KAI-2a: no peak is known, so the limit is the pod's original allocation (capped at 1 and at the ceiling).
