@@ -5,10 +5,12 @@
 
 #include "api/keys.h"
 #include "api/kinds.h"
+#include "api/validate.h"
 #include "api/views.h"
 #include "common/duration.h"
 #include "common/time_format.h"
 #include "controllers/workload_evictions.h"
+#include "decide/actuation/actuation_state.h"
 #include "decide/actuation/rollback.h"
 #include "decide/admission/constraints.h"
 #include "decide/admission/exits.h"
@@ -19,6 +21,7 @@
 #include "decide/policy/catalog.h"
 #include "decide/policy/desired.h"
 #include "decide/policy/match.h"
+#include "decide/policy/near_miss.h"
 #include "decide/reactive/reactive.h"
 #include "engine/explain_report.h"
 #include "kube/client/client.h"
@@ -41,10 +44,10 @@ std::string annotation_or_empty(const api::WorkloadView& w, const std::string& k
   return v ? v->str() : std::string();
 }
 
-// SEL-4: why a matching policy does not count.
-std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& mp) {
+// SEL-4: why a policy does not count.
+std::string invalid_reason(const dp::Catalog& catalog, const api::Policy* policy, bool has_strategy) {
   for (const auto& lp : catalog.policies()) {
-    if (lp.input.policy.get() != mp.policy) continue;
+    if (lp.input.policy.get() != policy) continue;
     if (!lp.input.spec_valid) return "invalid spec: " + lp.input.message;
     switch (lp.resolution) {
       case dp::Resolution::kResolved: break;
@@ -56,7 +59,23 @@ std::string invalid_reason(const dp::Catalog& catalog, const dp::MatchedPolicy& 
                                                 : std::string());
     }
   }
-  return mp.strategy ? "invalid" : "its strategy does not exist";
+  return has_strategy ? "invalid" : "its strategy does not exist";
+}
+
+// ADM-3 (7): the policy that came closest to matching the workload, and why it does not (issue 34 item 8).
+std::optional<ExplainNearMiss> near_miss_of(const dp::Catalog& catalog, const dp::Workload& workload) {
+  const auto m = dp::nearest_miss(workload, catalog.candidates(), catalog.global().protected_namespace_patterns);
+  if (!m) return std::nullopt;
+  ExplainNearMiss out;
+  out.policy = m->ref;
+  for (const auto& x : m->misses) {
+    out.misses.push_back({dp::scope_check_name(x.check), x.why});
+    if (!x.label.empty()) out.labels.push_back(x.label);
+  }
+  if (!m->candidate->valid || !m->candidate->strategy)
+    out.invalid_reason = invalid_reason(catalog, m->candidate->policy, m->candidate->strategy != nullptr);
+  out.more = m->more;
+  return out;
 }
 
 // status.<field> of an object, nullptr when absent.
@@ -101,18 +120,73 @@ std::string kai_limit_text(const json& pod, const std::string& sharing_mode, con
            (r.has_fraction_limit ? " (the pod keeps its gpu-fraction.limit " + r.fraction_limit_text + ")"
                                  : std::string());
   }
-  std::string peak = "the request (no limits.gpu from any policy)";
+  const std::string bounds = ", headroom " + std::to_string(strategy->fraction_limit_headroom_percent) +
+                             "%, ceiling " + decide::format_gpu(decide::fraction_limit_ceiling(*strategy));
   if (desired.gpu_container) {
     if (const auto& v = desired.containers[*desired.gpu_container].at(decide::Slot::kLimitsGpu)) {
-      peak = decide::format_gpu(v->gpu) + " from " + match.policies[v->policy].ref;
+      const std::string how = "request " + decide::format_gpu(*r.fraction) + ", peak " + decide::format_gpu(v->gpu) +
+                              " from " + match.policies[v->policy].ref + bounds;
+      if (!r.has_fraction_limit) return "none: the peak leaves no room above the request (" + how + ")";
+      return "gpu-fraction.limit " + r.fraction_limit_text + " (" + how + ")";
     }
   }
-  const std::string how = "request " + decide::format_gpu(*r.fraction) + ", peak " + peak + ", headroom " +
-                          std::to_string(strategy->fraction_limit_headroom_percent) + "%, ceiling " +
-                          decide::format_gpu(decide::fraction_limit_ceiling(*strategy));
-  if (!r.has_fraction_limit) return "none: the ceiling leaves no room above the request (" + how + ")";
-  return "gpu-fraction.limit " + r.fraction_limit_text + " (" + how + ")";
+  // KAI-2a: no peak is known, so the limit is the pod's original allocation (capped at 1 and at the ceiling).
+  std::string original = "unknown";
+  for (const auto& c : r.targets)
+    if (c.current_is_fraction)
+      if (auto o = r.original_gpu(c)) original = decide::format_gpu(*o);
+  const std::string how = "request " + decide::format_gpu(*r.fraction) + ", no peak known (no limits.gpu from any " +
+                          "policy), original allocation " + original + bounds;
+  if (!r.has_fraction_limit)
+    return "none: the request is not below the pod's original allocation, capped at 1 and at the ceiling (KAI-2a: " +
+           how + ")";
+  return "gpu-fraction.limit " + r.fraction_limit_text +
+         " (KAI-2a: with no peak known the limit is the pod's original allocation, capped at 1 and at the ceiling; " +
+         how + ")";
 }
+
+decide::AnnotationMap annotations_of(const json& pod) {
+  decide::AnnotationMap out;
+  auto meta = pod.find("metadata");
+  if (meta == pod.end() || !meta->is_object()) return out;
+  auto a = meta->find("annotations");
+  if (a == meta->end() || !a->is_object()) return out;
+  for (const auto& [k, v] : a->items())
+    if (v.is_string()) out.emplace(k, v.get<std::string>());
+  return out;
+}
+
+// ACT-10: the harm-guard floors on the owner's actuation-state that are still in force.
+std::vector<ExplainHarmFloor> harm_floors(const api::WorkloadView& w, common::TimePoint now) {
+  std::vector<ExplainHarmFloor> out;
+  const common::IStr* text = w.annotation(api::keys::kActuationState);
+  if (!text) return out;
+  auto st = da::parse_actuation_state(text->view());
+  if (!st) return out;
+  for (const auto& [container, f] : st->harm_floors)
+    if (f.until > now) out.push_back({container, decide::format_gpu(f.floor), common::format_rfc3339(f.until)});
+  return out;
+}
+
+// ACT-10: the containers of `pod` whose GPU admission raised to a harm-guard floor (pod-rightsizing-info's gpu
+// change with source `harm-guard`): "app 0.3 -> 1".
+std::vector<std::string> raised_by_harm_guard(const json& pod) {
+  std::vector<std::string> out;
+  const auto a = annotations_of(pod);
+  auto it = a.find(api::keys::kPodRightsizingInfo);
+  if (it == a.end()) return out;
+  const json info = json::parse(it->second, nullptr, false);
+  if (!info.is_object() || !info.contains("containers") || !info["containers"].is_object()) return out;
+  for (const auto& [name, entry] : info["containers"].items()) {
+    if (!entry.is_object() || !entry.contains("gpu") || !entry["gpu"].is_object()) continue;
+    const json& g = entry["gpu"];
+    if (g.value("source", json()) == decide::reason::kHarmGuard)
+      out.push_back(name + " " + g.value("from", std::string("-")) + " -> " + g.value("to", std::string("-")));
+  }
+  return out;
+}
+
+}  // namespace
 
 // ADM-4 / ACT-2: the pause-until that pauses a pod, in decide::paused_by's order (the pod, its owner, the owner's
 // pod template, the namespace), and the object that carries it; nullopt when none is in force. `pod` is null
@@ -154,18 +228,7 @@ std::optional<ExplainPause> pause_of(const decide::AnnotationMap* pod, const std
   return p;
 }
 
-decide::AnnotationMap annotations_of(const json& pod) {
-  decide::AnnotationMap out;
-  auto meta = pod.find("metadata");
-  if (meta == pod.end() || !meta->is_object()) return out;
-  auto a = meta->find("annotations");
-  if (a == meta->end() || !a->is_object()) return out;
-  for (const auto& [k, v] : a->items())
-    if (v.is_string()) out.emplace(k, v.get<std::string>());
-  return out;
-}
 
-}  // namespace
 
 void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view, const json& new_pod,
                        const json* live_pod, Explanation& e) {
@@ -182,6 +245,8 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
       dp::match_policies(workload, catalog->candidates(), catalog->evaluation(), global.protected_namespace_patterns);
   if (!match.managed && !match.on_hold) {  // ADM-3 (7)
     e.not_managed = explain_reason("not-managed");
+    e.near_miss = near_miss_of(*catalog, workload);
+    e.not_managed->sentence += e.near_miss ? " " + near_miss_text(*e.near_miss) : " There is no policy in the cluster.";
     return;
   }
   e.on_hold = match.on_hold;
@@ -197,7 +262,7 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
     p.ref = mp.ref;
     p.valid = mp.valid;
     p.strategy = mp.strategy_ref;
-    if (!mp.valid) p.invalid_reason = invalid_reason(*catalog, mp);
+    if (!mp.valid) p.invalid_reason = invalid_reason(*catalog, mp.policy, mp.strategy != nullptr);
     for (const auto& c : desired.containers)
       for (decide::Slot slot : decide::kAllSlots)
         if (const auto& v = c.at(slot); v && v->policy == i) p.wins.push_back(c.name + " " + decide::slot_name(slot));
@@ -233,7 +298,15 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
   e.strategy = d.summary.strategy;
   e.mode = d.summary.mode;
   e.kai_mode = std::string(d.summary.kai_mode);
-  if (!e.kai_mode.empty() && d.pod) e.kai_limit = kai_limit_text(*d.pod, e.kai_mode, match, desired);
+  if (!e.kai_mode.empty() && d.pod) {
+    e.kai_limit = kai_limit_text(*d.pod, e.kai_mode, match, desired);
+    // KAI-2a: with the limit turned off under NvFractions, every fraction kubex writes is a hard memory cap.
+    const dp::MatchedPolicy* governing = desired.governing_policy(match);
+    const bool limit_off = governing && governing->strategy && !governing->strategy->spec.fraction_limit_enabled;
+    if (e.kai_mode == api::kSharingNvFractions && limit_off && decide::read_pod_resources(*d.pod).fraction)
+      e.kai_warning = api::kFractionLimitOffWarning;
+  }
+  e.harm_guard = harm_floors(view, ctx.now);  // ACT-10
   e.admission_result = decide::result_name(d.result);
   for (const auto& c : d.summary.failed_checks) e.admission_stops.push_back(explain_reason(c));
   // ADM-4: where a pause comes from; the explained pod's own annotations first, as actuation reads them (ACT-2).
@@ -295,6 +368,9 @@ void explain_admission(const ExplainContext& ctx, const api::WorkloadView& view,
       if (auto it = a->find(api::keys::kAutomationConstraints); it != a->end() && it->is_string())
         e.notes.push_back("the pod's automation-constraints: " + it->get<std::string>());
     }
+    for (const auto& raised : raised_by_harm_guard(*live_pod))  // ACT-10
+      e.notes.push_back("this pod's GPU was raised to the harm-guard floor when it was admitted (" + raised +
+                        "): a resize down had harmed the workload (ACT-10)");
   }
 }
 
@@ -396,70 +472,6 @@ void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& view, 
       for (const auto& [c, v] : out.requests) r.would_write[c] = decide::format_gpu(v);
   }
   e.reactive = std::move(r);
-}
-
-void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& view, const std::string& pod,
-                       Explanation& e) {
-  ExplainActuation a;
-  auto facts = observe::cached_actuation_facts(ctx.caches);
-  auto w = controllers::read_workload(*facts, ctx.catalog, observe::workload_key(view));
-  auto tmpl = w ? facts->pod_template(*w->view) : std::nullopt;
-  if (!w || !w->match.managed || w->match.on_hold) {
-    a.note = "no evictions: the workload is not managed (or its policies are on hold)";
-  } else if (!tmpl) {
-    a.note = "no evictions: there is no pod template or live pod to compute the desired allocation from";
-  } else {
-    // PodAdmissionWebhookHealthy as the engine last wrote it on global-config (ACT-2).
-    auto gc = ctx.client.get(api::object_path(api::Kind::kGlobalConfiguration, "", ctx.options.global_config_name));
-    const json* conditions = gc ? status_field(*gc, "conditions") : nullptr;
-    if (conditions && conditions->is_array()) {
-      for (const auto& c : *conditions)
-        if (c.is_object() && c.value("type", json()) == "PodAdmissionWebhookHealthy")
-          a.webhook_healthy = c.value("status", json()) == "True";
-    }
-    const decide::AdmissionDecision d = controllers::desired_decision(*w, *tmpl, ctx.now, false);  // ACT-1
-    const da::Input in = controllers::resize_input(*facts, *w, d, a.webhook_healthy, false, ctx.now);
-    const da::Plan plan = da::decide(in);
-    a.desired = in.desired ? controllers::allocation_text(*in.desired) : "none (admission would not convert it)";
-    a.result = da::result_name(plan.result);
-    a.budget = plan.budget;
-    a.in_flight = plan.in_flight;
-    for (const da::PodPlan& pp : plan.pods) {
-      if (!pod.empty() && pp.name != pod) continue;
-      ExplainPodActuation p;
-      p.pod = pp.name;
-      p.in_sync = !pp.candidate;
-      p.desired = a.desired;
-      for (const auto& f : in.workload.pods)
-        if (f.name == pp.name) p.live = controllers::allocation_text(f.live);
-      p.evict_now = std::find(plan.evict.begin(), plan.evict.end(), pp.name) != plan.evict.end();
-      for (const auto& c : pp.failed) {
-        p.blocked_by.push_back(explain_reason(c.name));
-        if (c.name == da::check::kReplacementDoesNotFit && !pp.fit_reason.empty())  // ACT-2a: the best node's reason
-          p.blocked_by.back().sentence += " Best try: " + pp.fit_reason + ".";
-        if (c.name == da::check::kMinReadyDurationNotMet) {  // a crash-looping pod is never Ready long enough
-          auto live = ctx.client.get("/api/v1/namespaces/" + in.workload.ns + "/pods/" + pp.name);
-          if (const std::string ev = live ? crash_loop_evidence(*live) : ""; !ev.empty())
-            p.blocked_by.back() = crash_looping_reason(ev);
-        }
-        if (c.name == da::check::kPauseActive) {  // ACT-2: which pause-until, on which object
-          const da::WorkloadFacts& wf = in.workload;
-          for (const auto& f : wf.pods)
-            if (f.name == pp.name)
-              p.pause = pause_of(&f.annotations, f.name, wf.annotations, wf.template_annotations,
-                                 wf.namespace_annotations, wf.kind + "/" + wf.name, wf.ns, ctx.now, true);
-        }
-      }
-      a.pods.push_back(std::move(p));
-    }
-    if (!pod.empty() && a.pods.empty())
-      a.note = "the pod is not evaluated for eviction: it is finished, or not owned by a controller (ACT-1)";
-    a.notes.push_back(
-        "the engine also remembers, in its own process, PodDisruptionBudget refusals (ACT-5) and the loop guard's "
-        "back-off (ACT-7); they show here as pdb-blocked and replacement-not-mutated in the pod's "
-        "automation-constraints");
-  }
-  e.actuation = std::move(a);
 }
 
 ExplainRollback explain_rollback(const api::WorkloadView& view) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "decide/admission/pause.h"
 #include "engine/explain_cmd.h"
 #include "engine/explain_model.h"
 
@@ -57,6 +58,14 @@ void explain_reactive(const ExplainContext& ctx, const api::WorkloadView& worklo
 // ACT-1…ACT-3 now for the workload's pods (only `pod` when not empty), as the actuation controller decides.
 void explain_actuation(const ExplainContext& ctx, const api::WorkloadView& workload, const std::string& pod,
                        Explanation& e);
+
+// ADM-4 / ACT-2: the pause-until that pauses a pod, in decide::paused_by's order (the pod, its owner, the owner's pod
+// template, the namespace), and the object that carries it; nullopt when none is in force. `pod` is null when there
+// is no live pod.
+std::optional<ExplainPause> pause_of(const decide::AnnotationMap* pod, const std::string& pod_name,
+                                     const decide::AnnotationMap& owner, const decide::AnnotationMap& owner_template,
+                                     const decide::AnnotationMap& ns_annotations, const std::string& owner_ref,
+                                     const std::string& ns, common::TimePoint now, bool checked);
 
 // RBK-1: the owner's rollback-state.
 ExplainRollback explain_rollback(const api::WorkloadView& workload);

@@ -26,6 +26,16 @@ struct ExplainPause {
   bool checked = true;  // the governing strategy's safetyChecks.enablePauseUntilAnnotationCheck
 };
 
+// ADM-3 (7) not-managed: the policy that came closest to matching the workload (decide::policy::nearest_miss) and
+// the SEL-3 checks it fails (issue 34 item 8).
+struct ExplainNearMiss {
+  std::string policy;                 // "ClusterProactivePolicy/kai-gpu-sharing-baseline"
+  std::vector<ExplainReason> misses;  // name: the check ("labelSelector"), sentence: why it fails
+  std::vector<std::string> labels;    // the label keys its labelSelector misses
+  std::string invalid_reason;         // SEL-4: it would not count even if it matched ("" when valid)
+  std::size_t more = 0;               // other policies that fail as few checks
+};
+
 // One matching policy, in SEL-5 order.
 struct ExplainPolicy {
   std::string ref;  // "GpuReactivePolicy/chat" (namespaced kinds: the workload's namespace)
@@ -117,6 +127,17 @@ struct ExplainPodActuation {
   bool evict_now = false;  // every check passes and the budget has room: the next reconcile evicts it
   std::vector<ExplainReason> blocked_by;  // ACT-2 / ACT-3 checks that fail
   std::optional<ExplainPause> pause;      // what pauses it, when pause-active blocks it
+  // ACT-10: how kubex's resize down harmed this pod ("container app, resized from 1 to 0.3 GPU, had an out-of-memory
+  // exit within 10 minutes of starting"); "" when it did not.
+  std::string harm;
+};
+
+// ACT-3b: a replacement kubex's last eviction brought that is not stable yet, so it counts as in flight.
+struct ExplainSettling {
+  std::string pod;
+  bool ready = false;
+  std::string ready_since, restarted_at;  // RFC3339, "" = not Ready / never restarted
+  std::string stable_at;                  // max(ready since, restarted at) + minReadyDuration; "" while not Ready
 };
 
 struct ExplainActuation {
@@ -126,7 +147,15 @@ struct ExplainActuation {
   int budget = 1, in_flight = 0;
   bool webhook_healthy = false;
   std::vector<ExplainPodActuation> pods;
+  std::string last_eviction;             // the newest kubex eviction event of the workload's pods ("" = none seen)
+  std::string min_ready_duration;        // the strategy's, "10s"
+  std::vector<ExplainSettling> settling;  // ACT-3b
   std::vector<std::string> notes;
+};
+
+// ACT-10: a harm-guard floor on the owner's actuation-state.
+struct ExplainHarmFloor {
+  std::string container, floor, until;
 };
 
 struct ExplainHistory {
@@ -148,11 +177,14 @@ struct Explanation {
   std::string workload;                  // "Deployment/x" ("" = none)
   // ADM-3's exit for an unmanaged target (one line); nullopt when kubex manages it.
   std::optional<ExplainReason> not_managed;
+  std::optional<ExplainNearMiss> near_miss;  // with not_managed `not-managed`: the closest policy, if any
   bool on_hold = false;  // RBK-4
   std::vector<ExplainPolicy> policies;
   std::string strategy, mode;
   std::string kai_mode;   // KAI-1: the cluster's gpuSharingMode, for KAI-mode strategies
   std::string kai_limit;  // KAI-2: the burst limit a new pod gets and why, or why it gets none
+  std::string kai_warning;  // KAI-2a: api::kFractionLimitOffWarning when it applies to this pod
+  std::vector<ExplainHarmFloor> harm_guard;  // ACT-10: the owner's floors in force
   std::string admission_result;  // what admission does to a new pod now: MUTATED, UNCHANGED, SKIPPED
   std::vector<ExplainReason> admission_stops;  // why it stops early (pause-active, …)
   // What pauses the explained pod (its own annotations first) or, for a workload, a pod created now; nullopt when

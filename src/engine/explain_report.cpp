@@ -13,90 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// One sentence per name: admission's constraint reasons (OBS-3), actuation's checks (ACT-2, ACT-3, ACT-5,
-// ACT-7) and admission's exits (ADM-3, RBK-4).
-const std::map<std::string, std::string>& sentences() {
-  static const std::map<std::string, std::string> m = {
-      // Admission constraints.
-      {"pause-active",
-       "a pause-until annotation on the pod, its owner, the owner's pod template or the namespace is in the future "
-       "(or infinite), so kubex changes nothing and evicts nothing."},
-      {"automation-strategy-disabled",
-       "the strategy's enablement flag for this resource, usage and direction is false, so the change was "
-       "dropped."},
-      {"floor-clamped", "the desired value was below the strategy's floor for this resource and was raised to it."},
-      {"ceiling-clamped",
-       "the desired value was above the strategy's ceiling for this resource and was lowered to it."},
-      {"requests-exceed-limits",
-       "the new request would be above the container's limit, so both changes for this resource were dropped."},
-      {"no-gpu-recommendation",
-       "no matching policy provides a GPU value for this container, so its GPU, scheduler and queue are left "
-       "as they are."},
-      {"multiple-gpu-containers",
-       "more than one container asks for a GPU and a KAI gpu-fraction applies to one container, so the GPU is "
-       "left whole."},
-      {"unsupported-gpu-request",
-       "the pod's GPU request cannot be converted (gpu-memory, gpu-fraction-num-devices, a gpu-fraction beside "
-       "nvidia.com/gpu, an invalid gpu-fraction or gpu-fraction.limit, or a gpu-fraction under a vanilla "
-       "strategy), so it is left as it is."},
-      {"strategy-conflict",
-       "the matching policies reference more than one strategy; the strategy of the policy providing the GPU "
-       "value governs."},
-      {"queue-overridden-by-owner",
-       "the owner carries kai.scheduler/queue, which KAI reads before the pod's label, and kubex never edits "
-       "owner labels."},
-      {"vllm-args-not-rewritable",
-       "vLLM's --gpu-memory-utilization could not be rewritten in this container's command or args."},
-      {"kai-gpu-sharing-disabled",
-       "global-config's spec.kai.gpuSharingMode is Disabled: KAI refuses fractions, so a value below 1 is applied "
-       "as a whole GPU (KAI-1)."},
-      {"fraction-limit-removed",
-       "the pod's gpu-fraction.limit was at or below its new gpu-fraction, which KAI refuses, so it was removed "
-       "(KAI-2)."},
-      // Actuation checks and constraints.
-      {"automation-disabled", "global-config has automationEnabled: false."},
-      {"protected-namespace", "the namespace matches a protectedNamespacePatterns entry of global-config."},
-      {"pod-eviction-disabled",
-       "the strategy has podEviction.enabled: false, so a new value reaches only pods created later."},
-      {"webhook-unhealthy",
-       "PodAdmissionWebhookHealthy is not True: a replacement could be admitted without the new value, so "
-       "evictions wait."},
-      {"min-ready-duration-not-met", "the pod has not been Ready for the strategy's minReadyDuration yet."},
-      {"pod-terminating", "the pod is already terminating."},
-      {"owner-pods-not-ready", "requireOwnerPodsReady is set and not every pod of the workload is Ready."},
-      {"job-pod-not-evicted", "pods of Jobs and CronJobs are never evicted; the next run gets the new value."},
-      {"max-unavailable-exceeded",
-       "the workload already has as many pods being replaced as it allows (max(1, maxUnavailable)); this pod "
-       "waits its turn."},
-      {"pdb-blocked",
-       "a PodDisruptionBudget refused the eviction and retryPodDisruptionBudget is false: kubex does not retry "
-       "until the desired value or the pod changes."},
-      {"kai-fraction-requires-restart",
-       "a KAI gpu-fraction cannot be resized in place, so the pod is replaced to get the new fraction."},
-      {"replacement-not-mutated",
-       "a pod created after the last eviction did not get the new value (the webhook may have failed open); "
-       "evictions back off."},
-      {"replacement-does-not-fit",
-       "the new size is larger and no Ready, schedulable node has room for the replacement now (ACT-2a): the pod "
-       "keeps running at its current size and is checked again at the next reconcile."},
-      {"eviction-failed",
-       "the last eviction failed with an unexpected answer from the API server; kubex retries after "
-       "resizeRetryInterval."},
-      // Admission exits (ADM-3) and the hold (RBK-4).
-      {"probe-pod", "it is the engine's own webhook health probe pod (WHH-2)."},
-      {"malformed-pod", "its spec cannot be read as a pod."},
-      {"unknown-owner", "its owner could not be read from the API server (SEL-2), so admission leaves it alone."},
-      {"no-workload",
-       "it has no recognised workload owner (SEL-1: Deployment, StatefulSet, DaemonSet, Job, CronJob, Rollout, "
-       "AnalysisRun, Model, StrimziPodSet)."},
-      {"not-managed", "no policy matches its workload."},
-      {"policies-on-hold",
-       "every policy matching its workload is invalid or references a missing or invalid strategy (RBK-4), so "
-       "nothing is applied and nothing is rolled back."},
-  };
-  return m;
-}
-
 json reason_json(const ExplainReason& r) {
   return {{"reason", r.name}, {"message", r.sentence}};
 }
@@ -258,6 +174,20 @@ void print_reactive(const ExplainReactive& r, std::ostream& out) {
   out << "\n";
 }
 
+// ACT-3b: "replacement chat-2 Ready since T, restarted at T: stable at T (minReadyDuration 10s); the next eviction
+// waits for it".
+std::string settling_text(const ExplainSettling& s, const std::string& min_ready) {
+  std::string t = "replacement " + s.pod;
+  if (!s.ready) {
+    t += " is not Ready" + (s.restarted_at.empty() ? std::string() : " (restarted at " + s.restarted_at + ")") +
+         ": it counts as in flight until it has been Ready for minReadyDuration " + min_ready + " with no restart";
+  } else {
+    t += " Ready since " + or_dash(s.ready_since) + (s.restarted_at.empty() ? "" : ", restarted at " + s.restarted_at) +
+         ": stable at " + s.stable_at + " (minReadyDuration " + min_ready + ")";
+  }
+  return t + "; the next eviction waits for it (ACT-3b)";
+}
+
 // `said`: reasons whose sentence is already printed above, and the pause line above (each is said once).
 void print_actuation(const ExplainActuation& a, std::ostream& out, const std::set<std::string>& said,
                      const std::optional<ExplainPause>& pause) {
@@ -273,6 +203,8 @@ void print_actuation(const ExplainActuation& a, std::ostream& out, const std::se
     out << "  no running pod of the workload\n";
     return;
   }
+  if (!a.last_eviction.empty()) out << "  last eviction:    " << a.last_eviction << "\n";
+  for (const auto& s : a.settling) out << "  waiting for:      " << settling_text(s, a.min_ready_duration) << "\n";
   std::vector<std::vector<std::string>> rows = {{"POD", "IN SYNC", "LIVE", "EVICT NOW", "BLOCKED BY"}};
   for (const auto& p : a.pods)
     rows.push_back({p.pod, p.in_sync ? "yes" : "no", p.live, p.evict_now ? "yes" : "no", names_text(p.blocked_by)});
@@ -283,6 +215,10 @@ void print_actuation(const ExplainActuation& a, std::ostream& out, const std::se
   for (const auto& [name, sentence] : seen)
     if (!said.count(name)) out << "    " << name << ": " << sentence << "\n";
   const std::string above = pause ? pause_text(*pause) : "";
+  for (const auto& p : a.pods)
+    if (!p.harm.empty())
+      out << "    " << p.pod << ": harmed by kubex's resize (" << p.harm
+          << "): kubex replaces it and its replacement gets the harm-guard floor (ACT-10)\n";
   for (const auto& p : a.pods)
     if (p.pause && pause_text(*p.pause) != above) out << "    " << p.pod << ": " << pause_text(*p.pause) << "\n";
   for (const auto& n : a.notes) out << "  note: " << n << "\n";
@@ -306,15 +242,6 @@ void print_rollback(const ExplainRollback& r, std::ostream& out) {
 
 }  // namespace
 
-std::string reason_sentence(const std::string& name) {
-  auto it = sentences().find(name);
-  return it == sentences().end() ? "see docs/explain.md for this reason." : it->second;
-}
-
-ExplainReason explain_reason(const std::string& name) {
-  return {name, reason_sentence(name)};
-}
-
 std::string crash_loop_evidence(const json& pod) {
   if (!pod.is_object()) return "";
   const json st = pod.value("status", json::object());
@@ -334,9 +261,31 @@ std::string crash_loop_evidence(const json& pod) {
   return ready ? "" : restarted;
 }
 
-ExplainReason crash_looping_reason(const std::string& evidence) {
+ExplainReason crash_looping_reason(const std::string& evidence, bool resized_down) {
+  if (resized_down)
+    return {"min-ready-duration-not-met",
+            "crash-looping after kubex resized it down (" + evidence +
+                "): once ACT-10 finds the harm (an out-of-memory exit or 2 restarts within 10 minutes of the pod's "
+                "start, when the pod it replaced was not crashing), kubex raises the container to a harm-guard floor "
+                "and replaces the pod without waiting for it to be Ready."};
   return {"min-ready-duration-not-met",
-          "crash-looping: kubex will not evict it (" + evidence + "); fix the workload or its size, or delete the pod."};
+          "crash-looping: kubex did not resize it down, so it will not evict it (" + evidence +
+              "); fix the workload or its size, or delete the pod."};
+}
+
+std::string harm_floor_text(const ExplainHarmFloor& f) {
+  return f.container + " gets at least " + f.floor + " GPU until " + f.until +
+         ": a resize down harmed the workload, so kubex keeps the allocation it had before (ACT-10)";
+}
+
+std::string near_miss_text(const ExplainNearMiss& m) {
+  std::string s = "The closest policy is " + m.policy + ": ";
+  for (std::size_t i = 0; i < m.misses.size(); ++i) s += (i == 0 ? "" : "; and ") + m.misses[i].sentence;
+  if (!m.invalid_reason.empty()) s += "; it is also invalid (" + m.invalid_reason + ")";
+  if (m.more > 0)
+    s += " (and " + std::to_string(m.more) +
+         (m.more == 1 ? " more policy that misses" : " more policies that miss") + " by as little)";
+  return s + ".";
 }
 
 std::string pause_text(const ExplainPause& p) {
@@ -355,6 +304,14 @@ json explanation_json(const Explanation& e) {
               {"workload", e.workload}};
   if (e.not_managed) {
     doc["notManaged"] = reason_json(*e.not_managed);
+    if (e.near_miss) {
+      const ExplainNearMiss& m = *e.near_miss;
+      json misses = json::array();
+      for (const auto& x : m.misses) misses.push_back({{"check", x.name}, {"message", x.sentence}});
+      doc["notManaged"]["nearMiss"] = {{"policy", m.policy},        {"misses", misses},
+                                       {"labels", m.labels},        {"invalidReason", m.invalid_reason},
+                                       {"more", m.more}};
+    }
     return doc;
   }
   doc["onHold"] = e.on_hold;
@@ -371,6 +328,17 @@ json explanation_json(const Explanation& e) {
   doc["mode"] = e.mode;
   if (!e.kai_mode.empty()) doc["kaiMode"] = e.kai_mode;
   if (!e.kai_limit.empty()) doc["kaiLimit"] = e.kai_limit;
+  if (!e.kai_warning.empty()) doc["kaiWarning"] = e.kai_warning;
+  if (!e.harm_guard.empty()) {
+    json floors = json::array();
+    for (const auto& f : e.harm_guard)
+      floors.push_back({{"container", f.container},
+                        {"floor", f.floor},
+                        {"until", f.until},
+                        {"source", "harm-guard"},
+                        {"message", harm_floor_text(f)}});
+    doc["harmGuard"] = floors;
+  }
   if (e.pause) doc["pause"] = pause_json(*e.pause);
   doc["admission"] = {{"result", e.admission_result}, {"stoppedBy", reasons_json(e.admission_stops)}};
   json resources = json::array();
@@ -438,10 +406,24 @@ json explanation_json(const Explanation& e) {
                       {"evictNow", p.evict_now},
                       {"blockedBy", reasons_json(p.blocked_by)}});
       if (p.pause) pods.back()["pause"] = pause_json(*p.pause);
+      if (!p.harm.empty()) pods.back()["harm"] = p.harm;
     }
     doc["actuation"] = {{"note", a.note},         {"desired", a.desired},       {"result", a.result},
                         {"budget", a.budget},     {"inFlight", a.in_flight},    {"webhookHealthy", a.webhook_healthy},
                         {"pods", pods},           {"notes", a.notes}};
+    if (a.note.empty()) {
+      json settling = json::array();
+      for (const auto& x : a.settling)
+        settling.push_back({{"pod", x.pod},
+                            {"ready", x.ready},
+                            {"readySince", x.ready_since},
+                            {"restartedAt", x.restarted_at},
+                            {"stableAt", x.stable_at},
+                            {"message", settling_text(x, a.min_ready_duration)}});
+      doc["actuation"]["lastEviction"] = a.last_eviction;
+      doc["actuation"]["minReadyDuration"] = a.min_ready_duration;
+      doc["actuation"]["settling"] = settling;
+    }
   }
   if (e.rollback) {
     const ExplainRollback& r = *e.rollback;
@@ -472,6 +454,8 @@ void print_explanation(const Explanation& e, std::ostream& out) {
   out << "  strategy:     " << or_dash(e.strategy) << " (mode " << or_dash(e.mode)
       << (e.kai_mode.empty() ? "" : ", KAI gpuSharingMode " + e.kai_mode) << ")\n";
   if (!e.kai_limit.empty()) out << "  burst limit:  " << e.kai_limit << "\n";
+  if (!e.kai_warning.empty()) out << "  warning:      " << e.kai_warning << "\n";
+  for (const auto& f : e.harm_guard) out << "  harm guard:   " << harm_floor_text(f) << "\n";
   if (e.pause) out << "  pause:        " << pause_text(*e.pause) << "\n";
 
   out << "\nPolicies (SEL-5 order)\n";

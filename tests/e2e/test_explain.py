@@ -138,6 +138,31 @@ def test_workload_lists_every_pod(env):  # CLI-1 for a workload
     assert same["target"] == doc["target"]
 
 
+def test_not_managed_names_the_near_miss(env):  # CLI-1, ADM-3 (7), SEL-3 (issue 34 item 8)
+    # A Deployment a user forgot to label: the starter's policies select nvidia.com/gpu.present=true. Runs before any
+    # other test of this module adds a policy, so the starter's two are the only ones.
+    sim, _ = env
+    name = "no-gpu-label"
+    apply(sim, {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": NS,
+                                                                          "labels": {"app": name}},
+                "spec": {"replicas": 1, "selector": {"matchLabels": {"app": name}},
+                         "template": {"metadata": {"labels": {"app": name}},
+                                      "spec": {"containers": [{"name": "c", "image": "busybox:1.36"}]}}}})
+    doc = explain_json(sim, "deployment", f"{NS}/{name}")
+    assert doc["managed"] is False and doc["notManaged"]["reason"] == "not-managed", doc
+    near = doc["notManaged"]["nearMiss"]
+    # Both starter policies miss by the one label; ties go by name: the baseline, and 1 more (the reactive one).
+    assert near["policy"] == BASELINE and near["more"] == 1, near
+    assert [m["check"] for m in near["misses"]] == ["labelSelector"] and near["labels"] == ["nvidia.com/gpu.present"]
+    assert near["invalidReason"] == ""
+    res = explain(sim, "deployment", f"{NS}/{name}")
+    assert res.returncode == 0, res.stderr
+    (line,) = res.stdout.splitlines()  # still one line
+    assert line.startswith(f"Deployment {NS}/{name} is not managed by kubex (not-managed): "), line
+    assert (f"The closest policy is {BASELINE}: its labelSelector needs nvidia.com/gpu.present=true; the Deployment "
+            "has no label nvidia.com/gpu.present (and 1 more policy that misses by as little).") in line, line
+
+
 def test_pause_is_a_gate_with_its_reason(env):  # CLI-1, ADM-4, ACT-2 pause-active
     sim, _ = env
     ns = "explain-paused"

@@ -61,6 +61,10 @@ std::string harm_signal(const PodFacts::ContainerExit& e, common::TimePoint star
 
 }  // namespace
 
+bool resized_down(const PodFacts& pod) {
+  return !downsizes(pod).empty();
+}
+
 bool crashing(const PodFacts& pod) {
   return std::any_of(pod.exits.begin(), pod.exits.end(),
                      [](const PodFacts::ContainerExit& e) { return e.oom || e.restarts >= 2; });

@@ -49,6 +49,10 @@ struct Harm {
 std::vector<Harm> find_harm(const std::vector<PodFacts>& pods, const std::vector<HistoryEntry>& history,
                             bool predecessor_crashing, common::TimePoint now);
 
+// Whether kubex resized the pod DOWN: its pod-rightsizing-info has a gpu `to` below its `from` (ACT-10 looks for harm
+// only on such pods).
+bool resized_down(const PodFacts& pod);
+
 // Whether the pod was crashing when kubex evicted it (an out-of-memory exit or two restarts): its replacement's
 // crashes are then not the resize's doing.
 bool crashing(const PodFacts& pod);

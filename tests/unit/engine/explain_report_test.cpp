@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/validate.h"
 #include "decide/actuation/actuation.h"
 #include "decide/admission/constraints.h"
 #include "decide/admission/exits.h"
@@ -63,7 +64,7 @@ Explanation managed() {
   a.result = "BLOCKED";
   a.webhook_healthy = true;
   a.pods = {{"chat-1", false, "app=1 (whole)", "app=0.9 (fraction)", false,
-             {explain_reason("pod-eviction-disabled")}, std::nullopt}};
+             {explain_reason("pod-eviction-disabled")}, std::nullopt, ""}};
   e.actuation = a;
   return e;
 }
@@ -106,6 +107,50 @@ TEST(ExplainReport, UnmanagedIsOneLine) {
   print_explanation(e, chained);
   EXPECT_EQ(chained.str(), "Pod ml/bare is not managed by kubex (not-managed): " + reason_sentence("not-managed") +
                                " Owner chain: Pod/x -> ReplicaSet/x-5d -> Deployment/x.\n");
+}
+
+// ADM-3 (7), CLI-1 (issue 34 item 8): `not-managed` names the closest policy and the SEL-3 checks it fails, still in
+// one line; the document carries the same as data.
+TEST(ExplainReport, NotManagedNamesTheNearMiss) {
+  ExplainNearMiss m;
+  m.policy = "ClusterProactivePolicy/kai-gpu-sharing-baseline";
+  m.misses = {{"labelSelector",
+               "its labelSelector needs nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present"}};
+  m.labels = {"nvidia.com/gpu.present"};
+  m.more = 1;
+  EXPECT_EQ(near_miss_text(m),
+            "The closest policy is ClusterProactivePolicy/kai-gpu-sharing-baseline: its labelSelector needs "
+            "nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present (and 1 more policy that "
+            "misses by as little).");
+  Explanation e;
+  e.kind = "Deployment";
+  e.ns = "ml";
+  e.name = "chat";
+  e.owner_chain = {"Deployment/chat"};
+  e.not_managed = explain_reason("not-managed");
+  e.not_managed->sentence += " " + near_miss_text(m);
+  e.near_miss = m;
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_EQ(out.str(), "Deployment ml/chat is not managed by kubex (not-managed): no policy matches its workload. " +
+                           near_miss_text(m) + "\n");
+  const json doc = explanation_json(e);
+  EXPECT_EQ(doc["notManaged"]["nearMiss"],
+            json({{"policy", m.policy},
+                  {"misses", {{{"check", "labelSelector"}, {"message", m.misses[0].sentence}}}},
+                  {"labels", {"nvidia.com/gpu.present"}},
+                  {"invalidReason", ""},
+                  {"more", 1}}));
+  // Two misses and an invalid policy, no others.
+  m.misses.push_back({"workloadTypes", "its workloadTypes [Deployment] do not include StatefulSet"});
+  m.invalid_reason = "its strategy does not exist";
+  m.more = 0;
+  EXPECT_EQ(near_miss_text(m),
+            "The closest policy is ClusterProactivePolicy/kai-gpu-sharing-baseline: its labelSelector needs "
+            "nvidia.com/gpu.present=true; the Deployment has no label nvidia.com/gpu.present; and its workloadTypes "
+            "[Deployment] do not include StatefulSet; it is also invalid (its strategy does not exist).");
+  m.more = 3;
+  EXPECT_NE(near_miss_text(m).find("(and 3 more policies that miss by as little)"), std::string::npos);
 }
 
 TEST(ExplainReport, TableHasTheValuesAndTheirReasons) {
@@ -204,8 +249,9 @@ TEST(ExplainReport, NoP95BesideNoSamples) {
   EXPECT_NE(spanned.str().find("12.5%"), std::string::npos) << spanned.str();
 }
 
-// ACT-3b / ACT-10 (issue 34 item 8): a crash-looping pod's min-ready-duration-not-met says what kubex does.
-TEST(ExplainReport, ACrashLoopingPodSaysKubexWillNotEvictIt) {
+// ACT-3b / ACT-10 (issue 34 item 8): a crash-looping pod's min-ready-duration-not-met says what kubex does: a pod
+// kubex resized down is replaced once ACT-10 finds the harm; any other crash-looping pod is not evicted.
+TEST(ExplainReport, ACrashLoopingPodSaysWhatKubexDoes) {
   const json looping = json::parse(R"({"status": {"conditions": [{"type": "Ready", "status": "False"}],
       "containerStatuses": [{"name": "app", "restartCount": 4,
                              "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}})");
@@ -217,16 +263,98 @@ TEST(ExplainReport, ACrashLoopingPodSaysKubexWillNotEvictIt) {
   const json fresh = json::parse(R"({"status": {"conditions": [{"type": "Ready", "status": "True"}],
       "containerStatuses": [{"name": "app", "restartCount": 0, "state": {"running": {}}}]}})");
   EXPECT_EQ(crash_loop_evidence(fresh), "");
-  const ExplainReason r = crash_looping_reason(crash_loop_evidence(looping));
+  // Not resized down by kubex: ACT-10 does not apply, kubex does not evict it.
+  const ExplainReason r = crash_looping_reason(crash_loop_evidence(looping), false);
   EXPECT_EQ(r.name, "min-ready-duration-not-met");
-  EXPECT_EQ(r.sentence.rfind("crash-looping: kubex will not evict it (container app: CrashLoopBackOff", 0), 0u)
-      << r.sentence;
+  EXPECT_EQ(r.sentence, "crash-looping: kubex did not resize it down, so it will not evict it (container app: "
+                        "CrashLoopBackOff, 4 restarts); fix the workload or its size, or delete the pod.");
+  // Resized down by kubex: replaced once the harm is found (ACT-10 (3)).
+  const ExplainReason ours = crash_looping_reason(crash_loop_evidence(looping), true);
+  EXPECT_EQ(ours.name, "min-ready-duration-not-met");
+  EXPECT_EQ(ours.sentence.rfind("crash-looping after kubex resized it down (container app: CrashLoopBackOff", 0), 0u)
+      << ours.sentence;
+  EXPECT_NE(ours.sentence.find("kubex raises the container to a harm-guard floor and replaces the pod"),
+            std::string::npos)
+      << ours.sentence;
   Explanation e = managed();
   e.actuation->pods[0].blocked_by = {r};
   std::ostringstream out;
   print_explanation(e, out);
-  EXPECT_NE(out.str().find("min-ready-duration-not-met: crash-looping: kubex will not evict it"), std::string::npos)
+  EXPECT_NE(out.str().find("min-ready-duration-not-met: crash-looping: kubex did not resize it down"),
+            std::string::npos)
       << out.str();
+}
+
+// ACT-10: the owner's harm-guard floor (container, floor, until, from a harmful resize), the harmed pod, and the
+// reasons admission and actuation record for it, in the table and the document.
+TEST(ExplainReport, HarmGuardFloorAndHarmedPods) {
+  EXPECT_NE(reason_sentence("harm-guard"), kFallback);
+  EXPECT_NE(reason_sentence(decide::actuation::check::kResizeHarmedWorkload), kFallback);
+  EXPECT_NE(reason_sentence(decide::reason::kHarmGuard), kFallback);
+  Explanation e = managed();
+  e.harm_guard = {{"app", "1", "2030-01-02T03:04:05Z"}};
+  e.resources[0].constraints = {explain_reason("harm-guard")};
+  e.actuation->pods[0].harm = "container app, resized from 1 to 0.3 GPU, had an out-of-memory exit within 10 minutes "
+                              "of starting";
+  const std::string floor = "app gets at least 1 GPU until 2030-01-02T03:04:05Z: a resize down harmed the workload, "
+                            "so kubex keeps the allocation it had before (ACT-10)";
+  EXPECT_EQ(harm_floor_text(e.harm_guard[0]), floor);
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_NE(out.str().find("  harm guard:   " + floor + "\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("harm-guard: " + reason_sentence("harm-guard")), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("    chat-1: harmed by kubex's resize (container app, resized from 1 to 0.3 GPU"),
+            std::string::npos)
+      << out.str();
+  const json doc = explanation_json(e);
+  EXPECT_EQ(doc["harmGuard"], json::array({{{"container", "app"},
+                                            {"floor", "1"},
+                                            {"until", "2030-01-02T03:04:05Z"},
+                                            {"source", "harm-guard"},
+                                            {"message", floor}}}));
+  EXPECT_EQ(doc["actuation"]["pods"][0]["harm"], e.actuation->pods[0].harm);
+  EXPECT_FALSE(explanation_json(managed()).contains("harmGuard"));
+  EXPECT_FALSE(explanation_json(managed())["actuation"]["pods"][0].contains("harm"));
+}
+
+// ACT-3b: actuation waiting for a replacement that is not stable yet names it and when it will be.
+TEST(ExplainReport, AnUnstableReplacementSaysUntilWhen) {
+  Explanation e = managed();
+  e.actuation->last_eviction = "2030-01-01T00:00:00Z";
+  e.actuation->min_ready_duration = "10s";
+  e.actuation->settling = {{"chat-2", true, "2030-01-01T00:00:20Z", "2030-01-01T00:00:25Z", "2030-01-01T00:00:35Z"},
+                           {"chat-3", false, "", "2030-01-01T00:00:30Z", ""}};
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_NE(out.str().find("  waiting for:      replacement chat-2 Ready since 2030-01-01T00:00:20Z, restarted at "
+                           "2030-01-01T00:00:25Z: stable at 2030-01-01T00:00:35Z (minReadyDuration 10s); the next "
+                           "eviction waits for it (ACT-3b)\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("  waiting for:      replacement chat-3 is not Ready (restarted at 2030-01-01T00:00:30Z): it "
+                           "counts as in flight until it has been Ready for minReadyDuration 10s with no restart"),
+            std::string::npos)
+      << out.str();
+  const json doc = explanation_json(e);
+  EXPECT_EQ(doc["actuation"]["lastEviction"], "2030-01-01T00:00:00Z");
+  EXPECT_EQ(doc["actuation"]["settling"][0]["stableAt"], "2030-01-01T00:00:35Z");
+  EXPECT_EQ(doc["actuation"]["settling"][1]["ready"], false);
+}
+
+// KAI-2a: with spec.kai.fractionLimit.enabled: false under NvFractions, the pod says its fraction is a hard cap.
+TEST(ExplainReport, FractionLimitOffWarns) {
+  Explanation e = managed();
+  e.kai_mode = "NvFractions";
+  e.kai_limit = "none written: the strategy's spec.kai.fractionLimit.enabled is false";
+  e.kai_warning = api::kFractionLimitOffWarning;
+  std::ostringstream out;
+  print_explanation(e, out);
+  EXPECT_NE(out.str().find("  warning:      spec.kai.fractionLimit.enabled: false: under NvFractions every fraction "
+                           "kubex writes is a hard memory cap\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(explanation_json(e)["kaiWarning"], api::kFractionLimitOffWarning);
+  EXPECT_FALSE(explanation_json(managed()).contains("kaiWarning"));
 }
 
 }  // namespace

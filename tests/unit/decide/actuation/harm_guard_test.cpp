@@ -41,6 +41,10 @@ TEST(HarmGuard, AnOomOrTwoRestartsSoonAfterADownsizeIsHarm) {
   PodFacts plain = resized("p", 2min, 1, true, 40s);
   plain.annotations.erase(api::keys::kPodRightsizingInfo);
   EXPECT_TRUE(find_harm({plain}, {}, false, kNow).empty());
+  // resized_down (explain's crash-looping wording): only a gpu `to` below its `from` in pod-rightsizing-info.
+  EXPECT_TRUE(resized_down(resized("r", 2min, 1, true, 40s)));
+  EXPECT_FALSE(resized_down(up));
+  EXPECT_FALSE(resized_down(plain));
 }
 
 // ACT-10 (2): the floor is the allocation before THIS change (RBK-1 history), not the original, when the workload was
