@@ -125,11 +125,20 @@ void HistoryEvaluations::loop() {
     if (stopping_) return;
     common::Duration sleep = kMaxSleep;
     const common::TimePoint now = options_.clock->now();
-    for (const auto& [key, s] : schedules_) sleep = std::min(sleep, std::max(common::Duration::zero(), s.next_due - now));
+    for (const auto& [key, s] : schedules_) {
+      sleep = std::min(sleep, std::max(common::Duration::zero(), s.next_due - now));
+      // Requeued for the moment a workload's history covers PRO-2's span (a catch-up read), not polled.
+      if (auto c = catch_up(s)) sleep = std::min(sleep, std::max(common::Duration::zero(), c->at - now));
+    }
     if (!first_matches_.empty() || recount_) sleep = common::Duration::zero();
     // Woken early by wake(), first_match(), recount() and stop(): run_due() decides what is due.
     if (sleep > common::Duration::zero()) cv_.wait_for(lk, sleep);
   }
+}
+
+std::optional<decide::CatchUpRead> HistoryEvaluations::catch_up(const Schedule& s) {
+  if (!s.evaluated) return std::nullopt;
+  return decide::next_catch_up(s.covered_at, s.next_due, s.last_read);
 }
 
 std::vector<HistoryEvaluations::Work> HistoryEvaluations::due_work(common::TimePoint now) {
@@ -154,8 +163,10 @@ std::vector<HistoryEvaluations::Work> HistoryEvaluations::due_work(common::TimeP
       w.full = true;
       s.generation = p.meta.generation;
       s.settings = settings;
-    } else if (auto f = first_matches_.find(key); f != first_matches_.end()) {
-      w.workloads = std::move(f->second);
+    } else {
+      if (auto f = first_matches_.find(key); f != first_matches_.end()) w.workloads = std::move(f->second);
+      // PRO-2: the workloads whose history now covers the span, in the same batched read as any first matches.
+      if (auto c = catch_up(s); c && c->at <= now) w.workloads.insert(c->workloads.begin(), c->workloads.end());
     }
     first_matches_.erase(key);
     if (w.full || !w.workloads.empty()) out.push_back(std::move(w));
@@ -211,6 +222,7 @@ void HistoryEvaluations::evaluate(const Work& work) {
   std::map<std::string, WorkloadHistory> read;
   std::vector<observe::HistoryRequest> requests;
   std::map<std::string, std::string> history_keys;  // observe::history_key -> workload key
+  std::map<std::string, std::optional<common::TimePoint>> pod_starts;  // workload key -> its oldest pod's start
   for (const auto& w : deps_.workloads->list()) {
     const std::string key = observe::workload_key(*w);
     if (!work.full && !work.workloads.count(key)) continue;
@@ -220,6 +232,7 @@ void HistoryEvaluations::evaluate(const Work& work) {
     if (m.on_hold || !m.proactive_winner || m.policies[*m.proactive_winner].policy != &policy) continue;
     WorkloadHistory& h = read[key];
     h.allocations = deps_.subjects->allocations(*w);
+    pod_starts[key] = deps_.subjects->oldest_start(*w);
     if (h.allocations.empty()) continue;  // PRO-4: nothing to read for a workload without a GPU
     observe::HistoryRequest r;
     r.workload = {dw.kind, dw.ns, dw.name, std::all_of(h.allocations.begin(), h.allocations.end(),
@@ -273,10 +286,30 @@ void HistoryEvaluations::evaluate(const Work& work) {
   std::vector<std::string> covered;
   covered.reserve(read.size());
   for (const auto& [key, h] : read) covered.push_back(key);
+  std::optional<decide::CatchUpRead> next_catch_up;
   {
     std::lock_guard lk(mu_);
     Schedule& s = schedules_[work.policy];
     auto& stored = results_[work.policy];
+    // When each workload read now first has enough history (PRO-2): its catch-up read. A workload that failed keeps
+    // its previous time; one no longer read (it left the policy) drops out.
+    std::map<std::string, common::TimePoint> due;
+    if (!work.full) due = s.covered_at;
+    for (const auto& key : work.workloads) due.erase(key);
+    for (const auto& [key, h] : read) {
+      auto old = s.covered_at.find(key);
+      if (h.failed) {
+        if (old != s.covered_at.end()) due[key] = old->second;
+        continue;
+      }
+      auto ps = pod_starts.find(key);
+      if (auto t = decide::history_covered_at(h.containers, h.allocations, now,
+                                              ps == pod_starts.end() ? std::nullopt : ps->second)) {
+        due[key] = *t;
+      } else {
+        due.erase(key);
+      }
+    }
     if (work.full) {
       // A failed workload keeps what it had: its history could not be refreshed.
       for (auto& [key, h] : read) {
@@ -296,6 +329,9 @@ void HistoryEvaluations::evaluate(const Work& work) {
                           : common::Duration::zero();
       s.next_due = now + (failure ? s.backoff : interval);
     }
+    s.covered_at = std::move(due);  // (read before `read` moves into the results)
+    s.last_read = now;
+    next_catch_up = catch_up(s);
   }
 
   // PRO-8: the policy says how its history reads went.
@@ -332,6 +368,13 @@ void HistoryEvaluations::evaluate(const Work& work) {
              {"prometheusSeconds", prometheus_seconds},
              {"decideSeconds", decide_seconds},
              {"evaluationSeconds", std::chrono::duration<double>(Steady::now() - started).count()}});
+  if (next_catch_up) {
+    log_.info("proactive history read scheduled",
+              {{"policy", work.policy},
+               {"at", common::format_rfc3339(next_catch_up->at)},
+               {"inSeconds", std::chrono::duration_cast<std::chrono::seconds>(next_catch_up->at - now).count()},
+               {"workloads", next_catch_up->workloads}});
+  }
   if (callbacks_.evaluated) callbacks_.evaluated(work.policy, covered);
 }
 

@@ -6,6 +6,9 @@
 // (PRO-8: Ready, recommendedWorkloads, lastEvaluationTime only when an evaluation completes) and hands the workloads
 // to the owner-annotation reconciles. A failed evaluation keeps the previous results, sets
 // Ready=False/PrometheusQueryFailed and retries after 1m, doubling up to the reload interval.
+// Catch-up reads (issue 34 item 11): a workload whose history is still shorter than PRO-2's span is read again when
+// its history first covers it (decide::history_covered_at), in one batched read with every other workload of the
+// policy due by then (decide::next_catch_up), instead of waiting for the next regular reload.
 #pragma once
 
 #include <condition_variable>
@@ -23,6 +26,7 @@
 #include "common/log.h"
 #include "controllers/prometheus_connector.h"
 #include "decide/proactive/history.h"
+#include "decide/proactive/history_schedule.h"
 
 namespace kubex::kube {
 class Metrics;
@@ -111,6 +115,8 @@ class HistoryEvaluations {
     common::TimePoint next_due{};
     common::Duration backoff{0};
     bool evaluated = false;  // an evaluation finished (its results are in results_)
+    std::map<std::string, common::TimePoint> covered_at;  // workload -> when its history first covers PRO-2's span
+    std::optional<common::TimePoint> last_read;            // the last read, full or partial (catch-up minimum gap)
   };
   struct Work {
     std::string policy;
@@ -118,6 +124,7 @@ class HistoryEvaluations {
     std::set<std::string> workloads;  // partial: these workloads only
   };
   std::vector<Work> due_work(common::TimePoint now);
+  static std::optional<decide::CatchUpRead> catch_up(const Schedule& s);
   void evaluate(const Work& work);
   void loop();
 

@@ -118,6 +118,9 @@ struct ExplainProactive {
   std::map<std::string, std::string> stored, stored_source;  // the owner's values now and their recorded source
   std::string result;                                         // RECOMMENDED | UNCHANGED | NO_DATA
   std::map<std::string, std::string> would_write;             // container -> GPU-2 when RECOMMENDED
+  // History shorter than PRO-2's span: when kubex reads it again (issue 34 item 11), "" = not waiting.
+  std::string history_wait;  // "37m of 1h needed; kubex reads it again at 14:23 UTC (in 23m)"
+  std::string next_read;     // RFC 3339
 };
 
 struct ExplainPodActuation {

@@ -10,6 +10,7 @@
 #include "decide/desired_annotations.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
+#include "decide/proactive/history_schedule.h"
 #include "decide/proactive/owner_values.h"
 #include "engine/explain_build.h"
 #include "kube/client/client.h"
@@ -56,6 +57,31 @@ std::optional<decide::RecommendationSet> configmap_set(kube::Client& client, con
     return std::nullopt;
   }
   return std::move(*set);
+}
+
+// Issue 34 item 11: a workload whose history is shorter than PRO-2's span is read again when it first covers it
+// (decide::next_catch_up, as the controller schedules it), or at the next regular reload if that comes first.
+void next_history_read(const ExplainContext& ctx, const api::WorkloadView& view, const api::GlobalConfigSpec& g,
+                       const std::map<std::string, decide::ContainerHistory>& read,
+                       const std::map<std::string, decide::Allocation>& allocations, ExplainProactive& p) {
+  auto covered = decide::history_covered_at(read, allocations, ctx.now, observe::oldest_pod_start(ctx.caches, view));
+  if (!covered) return;
+  common::TimePoint reload = *covered + 2 * g.recommendation_reload_interval;  // unknown: never before the catch-up
+  if (auto last = common::parse_rfc3339(p.last_evaluation)) {
+    if (*last + g.recommendation_reload_interval > ctx.now) reload = *last + g.recommendation_reload_interval;
+  }
+  auto plan = decide::next_catch_up({{"w", *covered}}, reload, std::nullopt);
+  const common::TimePoint at = plan ? plan->at : reload;
+  std::optional<std::chrono::seconds> have;
+  for (const auto& [c, a] : allocations) {
+    auto h = read.find(c);
+    if (a.gpu <= 0 || h == read.end()) continue;
+    for (const auto& span : {h->second.compute_span, h->second.memory_span}) {
+      if (span) have = have ? std::min(*have, *span) : *span;
+    }
+  }
+  p.history_wait = decide::catch_up_text(have, at, ctx.now);
+  p.next_read = common::format_rfc3339(at);
 }
 
 }  // namespace
@@ -180,6 +206,7 @@ void explain_proactive(const ExplainContext& ctx, const api::WorkloadView& view,
   }
   p.result = out.result;
   if (out.requests_changed) p.would_write = out.after;
+  if (p.queried) next_history_read(ctx, view, g, read, allocations, p);
   e.proactive = std::move(p);
 }
 

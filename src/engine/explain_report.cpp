@@ -90,6 +90,7 @@ void print_proactive(const ExplainProactive& p, std::ostream& out) {
   for (const auto& c : p.containers) {
     if (!c.reason.empty() && c.value.empty()) out << "  no value for " << c.container << ": " << c.reason << "\n";
   }
+  if (!p.history_wait.empty()) out << "  history:          " << p.history_wait << "\n";  // issue 34 item 11
   out << "  stored:           " << map_text(p.stored);
   if (!p.stored_source.empty()) out << " (source " << map_text(p.stored_source) << ")";
   out << "\n  result now:       " << p.result;
@@ -122,7 +123,9 @@ json proactive_json(const ExplainProactive& p) {
           {"stored", p.stored},
           {"storedSource", p.stored_source},
           {"result", p.result},
-          {"wouldWrite", p.would_write}};
+          {"wouldWrite", p.would_write},
+          {"historyWait", p.history_wait},
+          {"nextHistoryRead", p.next_read}};
 }
 
 void print_reactive(const ExplainReactive& r, std::ostream& out) {

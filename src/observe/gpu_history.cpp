@@ -57,6 +57,15 @@ std::map<std::string, decide::Allocation> current_allocations(const Caches& cach
   return out;
 }
 
+std::optional<common::TimePoint> oldest_pod_start(const Caches& caches, const api::WorkloadView& w) {
+  std::optional<common::TimePoint> out;
+  for (const auto& p : pods_of(caches, w)) {
+    if (p->deleting || p->phase.view() != "Running" || p->started == common::TimePoint{}) continue;
+    if (!out || p->started < *out) out = p->started;
+  }
+  return out;
+}
+
 namespace {
 
 class CachedHistorySubjects final : public HistorySubjects {
@@ -64,6 +73,9 @@ class CachedHistorySubjects final : public HistorySubjects {
   explicit CachedHistorySubjects(const Caches& caches) : caches_(caches) {}
   std::map<std::string, decide::Allocation> allocations(const api::WorkloadView& w) const override {
     return current_allocations(caches_, w);
+  }
+  std::optional<common::TimePoint> oldest_start(const api::WorkloadView& w) const override {
+    return oldest_pod_start(caches_, w);
   }
 
  private:

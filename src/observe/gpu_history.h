@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,11 +33,17 @@ struct Caches;
 // template when no pod runs. Containers without a GPU are left out.
 std::map<std::string, decide::Allocation> current_allocations(const Caches& caches, const api::WorkloadView& w);
 
+// The start time of the workload's oldest Running, not terminating pod (nullopt: none runs or none has started).
+std::optional<common::TimePoint> oldest_pod_start(const Caches& caches, const api::WorkloadView& w);
+
 // The same as the controllers read it: the informer caches in the engine, a fake in controller tests.
 class HistorySubjects {
  public:
   virtual ~HistorySubjects() = default;
   virtual std::map<std::string, decide::Allocation> allocations(const api::WorkloadView& w) const = 0;
+  // When its oldest Running pod started (nullopt: none runs): where the history of a workload without samples yet
+  // begins (decide::history_covered_at).
+  virtual std::optional<common::TimePoint> oldest_start(const api::WorkloadView&) const { return std::nullopt; }
 };
 std::unique_ptr<HistorySubjects> cached_history_subjects(const Caches& caches);
 

@@ -81,6 +81,9 @@ def history(now):
                allocation="whole"),
         Series("pro-moved", "infer-7c9d5b6f8-m4n7p", "app", sm=sm, memory=moved_memory, start=start, end=end,
                allocation="whole"),
+        # pro-cross's Deployment is created by its test, with an allocation transition just under an hour before.
+        Series("pro-cross", "infer-5d7c9b8f6-c4r7s", "app", sm=sm, memory=30.0, start=start, end=end,
+               allocation="whole"),  # 30 % since its transition too: 0.36
     ]
 
 
@@ -208,6 +211,56 @@ def test_forty_minutes_of_history_writes_nothing(env):  # PRO-2 span rule, PRO-9
     assert not any(k.startswith(CW) for k in annotations(sim, "pro-young"))
     assert all("nvidia.com/gpu" in p["spec"]["containers"][0]["resources"].get("limits", {})
                for p in running_pods(sim, "pro-young"))
+
+
+def engine_time(line):
+    """The unix time of an engine log line (its own clock, `ts`)."""
+    return datetime.datetime.strptime(line["ts"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(
+        tzinfo=datetime.timezone.utc).timestamp()
+
+
+def parse_rfc3339(text):
+    return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def test_history_that_crosses_the_span_gets_its_value_without_waiting_for_the_reload(env):  # PRO-1, PRO-2; #34 item 11
+    sim, prom, state = env
+    engine = state["engine"]
+    ns, key = "pro-cross", "Deployment/pro-cross/infer"
+    # PRO-2: memory is read from the last allocation transition (Lm), so the memory history of a Deployment whose
+    # transition was 58 minutes ago covers just under the 1h span (the 5m subquery steps move its oldest sample by up
+    # to 5 minutes): it crosses the span within minutes, while the regular reload (1h, the default) is an hour away.
+    transition = time.time() - 3600 + 90
+    sim.kubectl("create", "namespace", ns)
+    apply(sim, whole_gpu_deployment(ns, {"rightsizing.kubex.ai/rollback-state": rollback_state(transition)}))
+    wait_for(lambda: running_pods(sim, ns), timeout=60, what=f"{ns}/infer running on a whole GPU")
+    # PRO-1: its first match is read at once: too little memory history, nothing written.
+    engine.wait_line("rightsizing summary", timeout=120, phase="proactive", namespace=ns, rightsizingResult="NO_DATA")
+    scheduled = wait_for(lambda: next((l for l in engine.find_all("proactive history read scheduled")
+                                       if key in l.get("workloads", [])), None),
+                         timeout=60, what=f"a history read scheduled for {key}")
+    at = parse_rfc3339(scheduled["at"])
+    # Derived from the engine's own read: when the memory history covers 1h, not a reload interval later.
+    assert transition + 3600 - 120 <= at <= transition + 3600 + 360, (scheduled, transition)
+    assert at - engine_time(scheduled) < 600, scheduled  # minutes away, well below the 1h reload interval
+    assert not any(k.startswith(CW) for k in annotations(sim, ns))
+    # `kubex explain` says when kubex reads it again.
+    from test_explain import explain_json
+    if at - time.time() > 15:
+        doc = explain_json(sim, "deployment", "infer", "-n", ns, "--prometheus-url", prom.url)
+        p = doc["proactive"]
+        assert "of 1h needed; kubex reads it again at" in p["historyWait"], p
+        assert abs(parse_rfc3339(p["nextHistoryRead"]) - at) <= 60, (p["nextHistoryRead"], scheduled)
+    # The value lands at the scheduled read, without a policy edit or restart (deadline: a hang bound only).
+    got = wait_for(lambda: owner_json(sim, ns, REQUESTS), timeout=max(0, at - time.time()) + 180, interval=1,
+                   what=f"{REQUESTS} of {ns}/infer after the read at {scheduled['at']}; engine:\n{engine.output()}")
+    assert got == {"app": {"gpu": "0.36"}}, got
+    st = owner_json(sim, ns, STATE)
+    assert st["source"] == {"app": "history"}, st
+    # Written by the catch-up read itself (engine timestamps): at or just after `at`, never at the hourly reload.
+    assert at - 1 <= parse_rfc3339(st["updatedAt"]) <= at + 120, (st, scheduled)
+    read = [l for l in engine.find_all("proactive history evaluation", full=False) if engine_time(l) >= at - 1]
+    assert read and read[0]["queries"] <= 4, read  # one batched read (PRO-2): compute, memory and their spans
 
 
 def test_configmap_entry_overrides_history_and_its_removal_returns_to_history(env):  # PRO-6, PRO-7

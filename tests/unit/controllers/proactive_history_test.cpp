@@ -34,16 +34,19 @@ class FakeHistory final : public prom::Querier {
  public:
   double sm = 22, memory = 30;
   std::chrono::seconds span = 96h;
+  std::optional<common::TimePoint> first_sample;  // when set, the samples start here (the span grows with `now`)
   common::TimePoint now{};
   std::optional<std::string> fail;  // every query fails with this while set
+  bool empty = false;               // every query matches nothing (no samples yet)
   std::vector<std::string> sent;
 
   common::Result<prom::Vector> instant(const std::string& q) override {
     sent.push_back(q);
     if (fail) return common::fail(*fail);
+    if (empty) return prom::Vector{};
     double v = 0;
     if (q.find("timestamp(") != std::string::npos) {
-      v = std::chrono::duration<double>((now - span).time_since_epoch()).count();
+      v = std::chrono::duration<double>((first_sample ? *first_sample : now - span).time_since_epoch()).count();
     } else if (q.find("quantile_over_time") != std::string::npos) {
       v = sm;
     } else {
@@ -73,6 +76,8 @@ class FakeSubjects final : public observe::HistorySubjects {
  public:
   std::map<std::string, decide::Allocation> held = {{"app", {decide::kOneGpu, true}}};  // nvidia.com/gpu: 1
   std::map<std::string, decide::Allocation> allocations(const api::WorkloadView&) const override { return held; }
+  std::optional<common::TimePoint> start;  // the oldest pod's start
+  std::optional<common::TimePoint> oldest_start(const api::WorkloadView&) const override { return start; }
 };
 
 json seed_policy() {  // the seed's starter example: GPU Deployments anywhere
@@ -288,6 +293,58 @@ TEST_F(ProactiveHistoryFixture, WorkloadThatFirstMatchesIsEvaluated) {
   ASSERT_TRUE(reconcile(kKey));  // asks for its history
   EXPECT_TRUE(writer->writes.empty() || writer->writes.back().set.empty());
   EXPECT_EQ(evaluate(), 1u);
+  ASSERT_TRUE(reconcile(kKey));
+  ASSERT_FALSE(writer->writes.empty());
+  EXPECT_EQ(writer->writes.back().set.at(kRequests), R"({"app":{"gpu":"0.36"}})");
+}
+
+// Issue 34 item 11, PRO-1/PRO-2: a workload with 37 minutes of history is read again when its history first covers
+// the 1h span (23m later, plus the 5s margin), in one batched read, and gets its value then, not at the hourly reload.
+TEST_F(ProactiveHistoryFixture, TooLittleHistoryIsReadAgainWhenItCoversTheSpan) {
+  prometheus->querier->first_sample = clock.now() - 37min;
+  ASSERT_TRUE(reconcile(ProactiveRecommendations::kReload));
+  EXPECT_EQ(evaluate(), 1u);  // the regular evaluation: 37m, no value
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_TRUE(writer->writes.empty() || writer->writes.back().set.empty());
+  const std::size_t sent = prometheus->querier->sent.size();
+
+  clock.advance(23min);
+  EXPECT_EQ(evaluate(), 0u) << "59m55s of history: not yet";
+  clock.advance(5s);
+  EXPECT_EQ(evaluate(), 1u) << "the read is due when the history covers 1h";
+  EXPECT_EQ(prometheus->querier->sent.size(), sent + 4) << "one batched read (PRO-2), not one query per signal+workload";
+  ASSERT_TRUE(reconcile(kKey));
+  ASSERT_FALSE(writer->writes.empty());
+  EXPECT_EQ(writer->writes.back().set.at(kRequests), R"({"app":{"gpu":"0.36"}})");
+  EXPECT_NE(writer->writes.back().set.at(kState).find(R"("updatedAt":"2026-12-04T12:23:05Z")"), std::string::npos);
+  EXPECT_EQ(status()["lastEvaluationTime"], "2026-12-04T12:23:05Z");
+
+  // Nothing more until the regular reload, which stays hourly.
+  clock.advance(36min);
+  EXPECT_EQ(evaluate(), 0u);
+  clock.advance(55s);
+  EXPECT_EQ(evaluate(), 1u);  // 13:00
+}
+
+// A workload with no samples yet is read an hour after its oldest pod started; a read that still finds too little
+// (its first samples came later) schedules the next one from the samples, at least a minute later.
+TEST_F(ProactiveHistoryFixture, NoSamplesYetIsReadAnHourAfterThePodStarted) {
+  subjects->start = clock.now() - 10min;
+  prometheus->querier->empty = true;
+  ASSERT_TRUE(reconcile(ProactiveRecommendations::kReload));
+  EXPECT_EQ(evaluate(), 1u);
+  prometheus->querier->empty = false;
+  prometheus->querier->first_sample = clock.now() - 9min;  // the first scrape came a minute after the start
+  clock.advance(50min);
+  EXPECT_EQ(evaluate(), 0u);
+  clock.advance(5s);
+  EXPECT_EQ(evaluate(), 1u);  // 12:50:05: 59m05s of samples, no value yet
+  ASSERT_TRUE(reconcile(kKey));
+  EXPECT_TRUE(writer->writes.empty() || writer->writes.back().set.empty());
+  clock.advance(59s);
+  EXPECT_EQ(evaluate(), 0u);
+  clock.advance(1s);
+  EXPECT_EQ(evaluate(), 1u);  // 12:51:05, the first sample + 1h + 5s
   ASSERT_TRUE(reconcile(kKey));
   ASSERT_FALSE(writer->writes.empty());
   EXPECT_EQ(writer->writes.back().set.at(kRequests), R"({"app":{"gpu":"0.36"}})");
