@@ -24,6 +24,7 @@ import yaml
 from kubernetes import client
 
 from conftest import EngineProcess, ROOT, wait_for
+from test_explain import explain
 from test_gpu_metrics import HANG, Prometheus, free_port, http_get
 from test_kai_modes import SIM_CONFIG as FOUR_T4_NODES
 from test_reactive import API, apply, metric, queue
@@ -184,3 +185,6 @@ def test_a_harmful_resize_is_undone_and_the_workload_recovers_by_itself(env):  #
     finally:
         availability.stop(), harmed.stop(), evicted.stop()
     availability.result()
+    # ACT-10 (2): `kubex explain` shows the floor.
+    out = explain(sim, "deployment", f"{ns}/svc")
+    assert out.returncode == 0 and "harm guard:   app gets at least 1 GPU until " in out.stdout, out.stdout + out.stderr
