@@ -272,18 +272,20 @@ def engines():
         e.kill()
 
 
-# Seconds of test time per file in a clean-clone CI run on 2 cores (2026-12-07, `make e2e` at -n 3; JUnit times in
-# build/e2e-junit.xml), for every file over two minutes. `make e2e` runs `--dist loadfile`: xdist queues whole files
+# Seconds of test time per file in a `make e2e` run at -n 3 on this 2-core machine (2026-12-07; JUnit times in
+# build/e2e-junit.xml; test_proactive_history.py with the catch-up read test of issue 34 added), for every file over a
+# minute. `make e2e` runs `--dist loadfile`: xdist queues whole files
 # in collection order, hands the first `workers` files out one per worker, and then gives each worker holding at
 # most two pending tests one more file at once. So this hook orders the collection longest first (a long file that
 # starts late outlasts the suite) and puts a light file in the slot that lands behind the ~22-minute
 # default-interval file on the first worker. Every worker collects and reorders the same items the same way, so
 # xdist's "same collection" check holds. Files not listed keep their collection order after the listed ones.
 FILE_SECONDS = {
-    "test_reactive_default_interval.py": 1326, "test_actuation.py": 627, "test_availability.py": 324,
-    "test_chaos.py": 267, "test_reactive.py": 265, "test_actuation_restart.py": 233, "test_demo.py": 220,
-    "test_consolidation.py": 181, "test_idle_gaps.py": 178, "test_admission.py": 166, "test_report.py": 126,
-    "test_consolidation_models.py": 125, "test_proactive_history.py": 121,
+    "test_reactive_default_interval.py": 1208, "test_actuation.py": 629, "test_proactive_history.py": 493,
+    "test_availability.py": 325, "test_chaos.py": 299, "test_reactive.py": 246, "test_actuation_restart.py": 225,
+    "test_demo.py": 224, "test_consolidation.py": 182, "test_admission.py": 174, "test_idle_gaps.py": 167,
+    "test_report.py": 127, "test_consolidation_models.py": 126, "test_optional_apis.py": 92, "test_sim_trace.py": 85,
+    "test_gpu_metrics.py": 84, "test_explain.py": 82, "test_kai_modes.py": 82, "test_resize_harm.py": 61,
 }
 
 
