@@ -64,6 +64,12 @@ ALLOWED = {
             "the production install renders RBAC objects, and kubex-sim serves no RBAC API; the same chart and "
             "values run here with rbac.create=false (\"Try it on kubex-sim first\"), and on a real kube-apiserver "
             "in try-on-your-cluster.md's run below and in tests/conformance/test_chart.py",
+        "helm upgrade kubex-automation-engine charts/kubex-automation-engine -n kubex --reuse-values "
+        "--set image.tag=<new version>":
+            "fails here, and that is reported, not hidden: on kubex-sim the by-hand engine of \"Try it on kubex-sim "
+            "first\" ran with --register-webhooks, which rewrote the chart's webhook configurations (field manager "
+            "`kubex` owns their caBundle), so helm 4's server-side apply refuses the upgrade with conflicts. A "
+            "production install (the Deployment) never registers webhooks itself",
         "kubectl apply -k my-kubex": "config/kai needs cert-manager's Certificate and Issuer kinds and an RBAC API; "
                                      "the test renders the overlay with `kubectl kustomize my-kubex` (the doc's "
                                      "own check) instead",
@@ -387,4 +393,49 @@ def test_readme_commands():
     finally:
         subprocess.run([str(ROOT / "scripts" / "control-plane.sh"), "down", str(doc.wd / "cp")], capture_output=True,
                        timeout=120)
+        doc.close()
+
+
+# --- docs/install.md -----------------------------------------------------------------------------------------------
+
+def test_install_md_commands():
+    """docs/install.md on kubex-sim: "Try it on kubex-sim first" first (the doc's own advice: it is where this page's
+    commands can run without a cluster), then every other block in the doc's order on that installation: the checks,
+    kustomize, the upgrade and the uninstall."""
+    cmds = doc_commands("install.md")
+    first = [c for c in cmds if c.section == "Try it on kubex-sim first"]
+    rest = [c for c in cmds if c.section != "Try it on kubex-sim first"]
+    assert first and rest[-1].text.startswith("helm uninstall kubex-crds"), cmds
+    metrics, health = free_port(), free_port()
+    doc = DocRun("install.md", [("/tmp/sim", "{wd}/sim"), ("127.0.0.1:8080", f"127.0.0.1:{metrics}"),
+                                ("127.0.0.1:8081", f"127.0.0.1:{health}")])
+    try:
+        def make_build(cmd):
+            pass  # the build these tests run on (README.md's ALLOWED "make build")
+
+        def sim(cmd):
+            doc.start(cmd, lambda log: (doc.wd / "sim" / "kubeconfig").exists() and "kubex-sim ready" in log)
+
+        def engine(cmd):
+            doc.start(cmd, engine_ready(health))
+
+        def get_global_config(cmd):
+            doc.run(cmd)
+            # The doc's comment: the Webhook column turns True within ~30 s.
+            wait_for(lambda: webhook_column_true(doc), timeout=120, interval=1,
+                     what="global-config's Webhook column True")
+
+        def overlay(cmd):
+            doc.run(cmd)
+            # The doc's own check of the overlay (its apply is ALLOWED): it renders, with the overlay's image.
+            res = doc.kubectl("kustomize", "my-kubex")
+            assert "image: registry.example.com/kubex-automation-engine:0.1.0" in res.stdout, res.stdout[:2000]
+
+        walk(doc, first + rest, [("make build", make_build), ("build/bin/kubex-sim serve", sim),
+                                 ("build/bin/kubex engine", engine),
+                                 ("kubectl get globalconfiguration global-config", get_global_config),
+                                 ("mkdir -p my-kubex", overlay)])
+        # The uninstall left no kubex CRD and no release.
+        assert not doc.kubectl("get", "crd", "-l", "app.kubernetes.io/part-of=kubex", "-o", "name").stdout.strip()
+    finally:
         doc.close()
