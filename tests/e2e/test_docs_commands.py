@@ -439,3 +439,110 @@ def test_install_md_commands():
         assert not doc.kubectl("get", "crd", "-l", "app.kubernetes.io/part-of=kubex", "-o", "name").stdout.strip()
     finally:
         doc.close()
+
+
+# --- docs/try-on-your-cluster.md -------------------------------------------------------------------------------------
+
+TRY = "try-on-your-cluster.md"
+
+
+def test_try_on_your_cluster_commands():
+    """docs/try-on-your-cluster.md on a real kube-apiserver, kube-controller-manager and kube-scheduler (the test
+    cluster; scripts/control-plane.sh), from the emulated CRDs through the agent (option A, then option B with the
+    ServiceAccount's token), the Helm install, the starter, try.yaml and workloads.yaml, what you should see, to the
+    clean-up. The engine runs as a process (its image cannot run here: ALLOWED)."""
+    cmds = doc_commands(TRY)
+    metrics, health, agent_metrics = free_port(), free_port(), free_port()
+    cp = tempfile.mkdtemp(prefix="kubex-docs-cp-")
+    script = str(ROOT / "scripts" / "control-plane.sh")
+    up = subprocess.run([script, "up", cp], capture_output=True, text=True, timeout=300)
+    assert up.returncode == 0, up.stderr
+    doc = DocRun(TRY, [("127.0.0.1:9400", f"127.0.0.1:{agent_metrics}")], kubeconfig=f"{cp}/admin.kubeconfig")
+    for name, marker in [("sim-pools.yaml", "Save this as `sim-pools.yaml`:"), ("try.yaml", "Save as `try.yaml`:"),
+                         ("workloads.yaml", "(`workloads.yaml`)")]:
+        (doc.wd / name).write_text(doc_file(TRY, marker))
+    agents, engines = [], []
+    try:
+        def agent(cmd):
+            if agents:  # option B after option A: the same agent again, with the ServiceAccount's rights
+                doc.stop(agents.pop())
+                # The doc's checks of option B's rights.
+                can = doc.kubectl("--kubeconfig", "sim-agent.kubeconfig", "auth", "can-i", "create", "pods",
+                                  "--subresource=binding", check=False)
+                assert can.stdout.strip() == "yes", can
+                cannot = doc.kubectl("--kubeconfig", "sim-agent.kubeconfig", "auth", "can-i", "create",
+                                     "deployments", check=False)
+                assert cannot.stdout.strip() == "no", cannot
+            agents.append(doc.start(cmd, lambda log: "kubex-sim agent ready" in log))
+            wait_for(lambda: len([n for n in json.loads(doc.kubectl(
+                "get", "nodes", "-l", "sim.kubex.ai/agent=kubex-sim-agent", "-o", "json").stdout)["items"]
+                if any(c["type"] == "Ready" and c["status"] == "True" for c in n["status"]["conditions"])]) == 3,
+                timeout=120, interval=0.5, what="the agent's 3 nodes Ready")
+
+        def engine_chart(cmd):
+            doc.run(cmd)
+            # The engine: install.md's by-hand command (its image cannot run here; rollout status is ALLOWED).
+            engines.append(doc.start(Command(
+                f"build/bin/kubex engine --namespace kubex --leader-elect=false --webhook-bind-address 127.0.0.1:0 "
+                f"--metrics-bind-address=127.0.0.1:{metrics} --health-probe-bind-address=127.0.0.1:{health} "
+                "--self-signed-webhook --register-webhooks --early-webhook-enabled --kai-queues", "engine"),
+                engine_ready(health)))
+
+        def get_global_config(cmd):
+            doc.run(cmd)
+            wait_for(lambda: webhook_column_true(doc), timeout=120, interval=1,
+                     what="global-config's Webhook column True")
+
+        def chat_pods():
+            pods = json.loads(doc.kubectl("get", "pods", "-n", "kubex-try", "-l", "app=chat", "-o", "json").stdout)
+            return [p for p in pods["items"] if p["status"].get("phase") == "Running"
+                    and p["metadata"].get("annotations", {}).get("gpu-fraction") == "0.5"]
+
+        def get_pods(cmd):
+            # "What you should see": chat's three pods run with half a GPU each, trainer with its whole GPU.
+            wait_for(lambda: len(chat_pods()) == 3, timeout=120, interval=1, what="chat's 3 pods running at 0.5")
+            res = doc.run(cmd)
+            rows = [l.split() for l in res.stdout.splitlines()[1:]]
+            chat = [r for r in rows if r[0].startswith("chat-")]
+            assert len(chat) == 3 and all(r[2] == "kai-scheduler" and r[3] == "0.5" for r in chat), res.stdout
+            trainer = [r for r in rows if r[0].startswith("trainer-")]
+            assert len(trainer) == 1 and trainer[0][3] == "<none>", res.stdout
+
+        def explain(cmd):
+            pod = chat_pods()[0]["metadata"]["name"]
+            res = doc.run(cmd, placeholders=[("<a chat pod>", pod)])
+            assert f"Pod kubex-try/{pod}" in res.stdout, res.stdout
+
+        def events(cmd):
+            # The kubelet's Started events and both schedulers' Scheduled events are written by now.
+            wait_for(lambda: "Started container" in doc.kubectl("get", "events", "-n", "kubex-try").stdout,
+                     timeout=60, what="Started events")
+            doc.run(cmd)
+
+        def metrics_curl(cmd):
+            # The exporter has a sample of chat's container once the GPU model has sampled it.
+            wait_for(lambda: 'pod="chat-' in urllib.request.urlopen(
+                f"http://127.0.0.1:{agent_metrics}/metrics", timeout=5).read().decode(),
+                timeout=60, interval=0.5, what="chat's GPU metrics")
+            doc.run(cmd)
+
+        def engine_uninstall(cmd):
+            doc.run(cmd)
+            doc.stop(engines.pop())  # the by-hand engine goes with its release
+
+        def delete_nodes(cmd):
+            doc.stop(agents.pop())  # "2. The agent: stop it, then its nodes"
+            doc.run(cmd)
+
+        walk(doc, cmds, [("build/bin/kubex-sim agent", agent),
+                         ("helm upgrade --install kubex-automation-engine", engine_chart),
+                         ("kubectl get globalconfiguration global-config", get_global_config),
+                         ("kubectl get pods -n kubex-try", get_pods), ("build/bin/kubex explain pod", explain),
+                         ("kubectl get events -n kubex-try", events), ("curl -s", metrics_curl),
+                         ("helm uninstall kubex-automation-engine", engine_uninstall),
+                         ("kubectl delete nodes", delete_nodes)])
+        assert not doc.kubectl("get", "crd", "queues.scheduling.run.ai", check=False).returncode == 0
+    finally:
+        doc.close()
+        subprocess.run([script, "down", cp], capture_output=True, timeout=120)
+        shutil.rmtree(cp, ignore_errors=True)
