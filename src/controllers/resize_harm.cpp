@@ -33,13 +33,15 @@ void guard_against_harm(const PlanRunner& run, da::Input& in, EvictionMemory& me
     }
   }
   memory.harm_floors = next;
-  // A floor the cached owner does not show yet: the desired value decide() sees does not hold it either.
+  // A floor the cached owner does not show yet: the desired value decide() sees does not hold it either. A dry run
+  // writes no floor (ACT-8), so it has nothing to wait for.
+  if (in.settings.dry_run) return;
   const common::IStr* on_owner = w.view->annotation(api::keys::kActuationState);
   for (const auto& [container, f] : next) {
     auto shown = on_owner ? da::floor_of(on_owner->view(), container, in.now) : std::nullopt;
     if (!shown || *shown < f.floor) in.harm_found_now = true;
   }
-  if (raised.empty() || in.settings.dry_run) return;
+  if (raised.empty()) return;
   const da::Harm& h = *raised.front();
   const std::string text = "pod " + h.pod + " (container " + h.container + " resized from " +
                            decide::format_gpu(h.from) + " to " + decide::format_gpu(h.to) + " GPU) had " + h.signal +

@@ -52,8 +52,8 @@ std::optional<Hundredths> before_from_history(const std::vector<HistoryEntry>& h
 }
 
 // The signal of one container's exits that counts as harm, "" when none.
-std::string harm_signal(const PodFacts::ContainerExit& e, common::TimePoint started) {
-  if (started == common::TimePoint{} || e.last_terminated - started > kHarmWindow) return "";
+std::string harm_signal(const PodFacts::ContainerExit& e, common::TimePoint started, common::TimePoint now) {
+  if (started == common::TimePoint{} || e.last_terminated > now || e.last_terminated - started > kHarmWindow) return "";
   if (e.oom) return "an out-of-memory exit";
   if (e.restarts >= 2) return std::to_string(e.restarts) + " restarts";
   return "";
@@ -77,10 +77,9 @@ std::vector<Harm> find_harm(const std::vector<PodFacts>& pods, const std::vector
   for (const PodFacts& p : pods) {
     if (p.finished() || p.terminating || p.exits.empty()) continue;
     const common::TimePoint started = p.started == common::TimePoint{} ? p.created : p.started;
-    if (now - started > kHarmWindow + std::chrono::hours(1) && !crashing(p)) continue;
     std::string signal;
     for (const auto& e : p.exits) {
-      signal = harm_signal(e, started);
+      signal = harm_signal(e, started, now);
       if (!signal.empty()) break;
     }
     if (signal.empty()) continue;
