@@ -1,6 +1,7 @@
 // ACT-10 in the actuation reconcile: the harm a downsize did, the floors kept for it, and what is said about it.
 #include "controllers/resize_harm.h"
 
+#include <nlohmann/json.hpp>
 #include <prometheus/counter.h>
 #include <prometheus/family.h>
 
