@@ -16,34 +16,23 @@ namespace kubex::controllers {
 
 namespace da = decide::actuation;
 
-// ACT-10: finds the pods a downsize harmed, raises the floors (a new one: ResizeHarmedWorkload, the metric), and
-// tells decide() which pods are harmed and whether a floor is not on the owner yet (then nothing is evicted).
+// ACT-10: finds the pods a downsize harmed and takes decide::actuation::harm_step() on them: the floors to keep, the
+// harmed pods and whether to wait for the owner go to decide(); a raised floor is announced (ResizeHarmedWorkload,
+// the metric, a warn line).
 void guard_against_harm(const PlanRunner& run, da::Input& in, EvictionMemory& memory, const WorkloadContext& w) {
   std::vector<da::HistoryEntry> history;
   if (const common::IStr* rb = w.view->annotation(api::keys::kRollbackState)) {
     if (auto st = da::parse_rollback_state(rb->view())) history = std::move(st->history);
   }
   const std::vector<da::Harm> found = da::find_harm(in.workload.pods, history, memory.predecessor_crashing, in.now);
-  const da::HarmFloors next = da::merge_floors(memory.harm_floors, found, in.now);
-  for (const da::Harm& h : found) in.harmed.insert(h.pod);
-  std::vector<const da::Harm*> raised;
-  for (const da::Harm& h : found) {
-    auto before = memory.harm_floors.find(h.container);
-    if (before == memory.harm_floors.end() || before->second.until <= in.now || before->second.floor < h.from) {
-      raised.push_back(&h);
-    }
-  }
-  memory.harm_floors = next;
-  // A floor the cached owner does not show yet: the desired value decide() sees does not hold it either. A dry run
-  // writes no floor (ACT-8), so it has nothing to wait for.
-  if (in.settings.dry_run) return;
-  const common::IStr* on_owner = w.view->annotation(api::keys::kActuationState);
-  for (const auto& [container, f] : next) {
-    auto shown = on_owner ? da::floor_of(on_owner->view(), container, in.now) : std::nullopt;
-    if (!shown || *shown < f.floor) in.harm_found_now = true;
-  }
-  if (raised.empty()) return;
-  const da::Harm& h = *raised.front();
+  std::optional<std::string_view> on_owner;
+  if (const common::IStr* st = w.view->annotation(api::keys::kActuationState)) on_owner = st->view();
+  da::HarmStep step = da::harm_step(memory.harm_floors, found, on_owner, in.settings.dry_run, in.now);
+  memory.harm_floors = std::move(step.floors);
+  in.harmed.insert(step.harmed.begin(), step.harmed.end());
+  in.harm_found_now = step.wait_for_owner;
+  if (step.raised.empty() || in.settings.dry_run) return;
+  const da::Harm& h = step.raised.front();
   const std::string text = "pod " + h.pod + " (container " + h.container + " resized from " +
                            decide::format_gpu(h.from) + " to " + decide::format_gpu(h.to) + " GPU) had " + h.signal +
                            " within 10 minutes of starting: kubex stopped evicting this workload, keeps " + h.container +

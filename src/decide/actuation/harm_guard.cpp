@@ -104,6 +104,25 @@ HarmFloors merge_floors(const HarmFloors& current, const std::vector<Harm>& foun
   return out;
 }
 
+HarmStep harm_step(const HarmFloors& remembered, const std::vector<Harm>& found,
+                   const std::optional<std::string_view>& owner_state, bool dry_run, common::TimePoint now) {
+  HarmStep out;
+  out.floors = merge_floors(remembered, found, now);
+  for (const Harm& h : found) {
+    if (std::find(out.harmed.begin(), out.harmed.end(), h.pod) == out.harmed.end()) out.harmed.push_back(h.pod);
+    auto before = remembered.find(h.container);
+    if (before == remembered.end() || before->second.until <= now || before->second.floor < h.from) {
+      out.raised.push_back(h);
+    }
+  }
+  if (dry_run) return out;  // ACT-8: no floor is written, so none is waited for
+  for (const auto& [container, f] : out.floors) {
+    auto shown = owner_state ? floor_of(*owner_state, container, now) : std::nullopt;
+    if (!shown || *shown < f.floor) out.wait_for_owner = true;
+  }
+  return out;
+}
+
 std::optional<Hundredths> floor_of(std::string_view actuation_state, std::string_view container, common::TimePoint now) {
   if (actuation_state.find("harmGuard") == std::string_view::npos) return std::nullopt;
   const json doc = json::parse(actuation_state, nullptr, false);

@@ -60,6 +60,17 @@ bool crashing(const PodFacts& pod);
 // The floors to keep: `current` without the expired ones, raised by `found` (until = now + kHarmFloorKept).
 HarmFloors merge_floors(const HarmFloors& current, const std::vector<Harm>& found, common::TimePoint now);
 
+// One reconcile's ACT-10 step: the harm found now against the floors the engine remembers and the owner's cached
+// actuation-state text (nullopt: none).
+struct HarmStep {
+  HarmFloors floors;                // the floors to remember and keep on the owner
+  std::vector<std::string> harmed;  // the harmed pods (decide() evicts them without waiting for readiness)
+  std::vector<Harm> raised;         // harm that raised a floor now: announce it (event, metric, log)
+  bool wait_for_owner = false;      // a floor is not on the cached owner yet: evict nothing this reconcile
+};
+HarmStep harm_step(const HarmFloors& remembered, const std::vector<Harm>& found,
+                   const std::optional<std::string_view>& owner_state, bool dry_run, common::TimePoint now);
+
 // The floor of `container` in an owner's actuation-state text (absent, unreadable or expired: nullopt).
 std::optional<Hundredths> floor_of(std::string_view actuation_state, std::string_view container, common::TimePoint now);
 

@@ -76,6 +76,30 @@ TEST(HarmGuard, FloorsAreKeptOnTheOwnerFor24Hours) {
   EXPECT_EQ(floor_of(text, "app", kNow + 24h), std::nullopt);
 }
 
+// ACT-10 step by step: a harm first raises the floor (announce it, wait for the owner); once the owner shows the
+// floor, nothing waits and nothing is announced again; a dry run never waits (it writes no floor); a higher floor
+// found later is announced again.
+TEST(HarmGuard, HarmStepAnnouncesOnceAndWaitsUntilTheOwnerShowsTheFloor) {
+  const std::vector<Harm> found = {{"r", "app", 100, 30, "an out-of-memory exit"}};
+  HarmStep first = harm_step({}, found, std::nullopt, false, kNow);
+  EXPECT_EQ(first.harmed, (std::vector<std::string>{"r"}));
+  EXPECT_EQ(first.raised, found);
+  EXPECT_TRUE(first.wait_for_owner);
+  ActuationState st;
+  st.harm_floors = first.floors;
+  const std::string owner = format_actuation_state(st);
+  HarmStep shown = harm_step(first.floors, found, std::string_view(owner), false, kNow + 5s);
+  EXPECT_TRUE(shown.raised.empty());
+  EXPECT_FALSE(shown.wait_for_owner);
+  EXPECT_EQ(shown.harmed, (std::vector<std::string>{"r"}));
+  EXPECT_FALSE(harm_step({}, found, std::nullopt, true, kNow).wait_for_owner);  // dry run
+  const std::vector<Harm> higher = {{"r2", "app", 150, 100, "2 restarts"}};
+  HarmStep again = harm_step(first.floors, higher, std::string_view(owner), false, kNow + 1min);
+  EXPECT_EQ(again.raised, higher);
+  EXPECT_EQ(again.floors.at("app").floor, 150);
+  EXPECT_TRUE(again.wait_for_owner);
+}
+
 // ACT-10 (1): while a new harm's floor is not on the owner, nothing is evicted; (3) a harmed pod that is not Ready
 // is evicted without waiting for readiness, and its own unavailability does not use up the budget.
 TEST(HarmGuard, DecideStopsAtOnceThenReplacesTheHarmedPods) {
