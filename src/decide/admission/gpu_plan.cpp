@@ -68,6 +68,9 @@ void plan_fraction_limit(GpuPlan& plan, const PodResources& pod, const policy::D
                       pod.original_gpu(c));
   }
   auto source = [&] { return provider ? match.policies[*provider].ref : std::string(); };
+  // KAI-2a without a peak: a limit the pod already has that lets it burst at least as far is what it had before
+  // kubex, and stays.
+  if (applies && !peak && pod.fraction_limit && *pod.fraction_limit > f && (!lim || *pod.fraction_limit >= *lim)) return;
   if (lim) {
     if (pod.fraction_limit == lim && pod.fraction_limit_text == format_gpu(*lim)) return;
     plan.limit_action = LimitAction::kSet;

@@ -244,6 +244,19 @@ TEST(AdmissionKai, NvFractionsFractionWithoutAPeakGetsTheOriginalAsLimit) {
   EXPECT_FALSE(annotations(s.run(in)).contains("gpu-fraction.limit"));
 }
 
+// KAI-2a without a peak: a pod's own limit that lets it burst further than its original allocation stays (0.8 from
+// the user's template with gpu-fraction 0.5, resized to 0.3), instead of being lowered to the original.
+TEST(AdmissionKai, NvFractionsKeepsAUsersMoreGenerousLimitWithoutAPeak) {
+  Scenario s;
+  const api::Strategy* st = s.add_strategy(kai_strategy());
+  s.add_policy(static_policy("s", "kai", {{"app", gpu_request("0.3")}}), st);
+  s.global.kai_gpu_sharing_mode = "NvFractions";
+  const AdmissionDecision kept = s.run(app_pod({}, {{"gpu-fraction", "0.5"}, {"gpu-fraction.limit", "0.8"}}));
+  EXPECT_EQ(annotations(kept).at("gpu-fraction"), "0.3");
+  EXPECT_EQ(annotations(kept).at("gpu-fraction.limit"), "0.8");
+  EXPECT_FALSE(s.run(*kept.pod).patched());  // ADM-2
+}
+
 // KAI-2a: fractionLimit.enabled: false written out keeps the old request-only behaviour (a hard cap, warned about).
 TEST(AdmissionKai, ExplicitlyDisabledLimitWritesNone) {
   Scenario s;
