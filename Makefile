@@ -9,7 +9,7 @@ JOBS ?= $(shell nproc)
 # (.ci/run prints the table at its end); by hand it only runs the command.
 STAGE := scripts/ci-stage
 
-.PHONY: all setup configure build test collect unit e2e conformance control-plane demo bench fuzz clean format layers
+.PHONY: all setup configure build test collect unit e2e conformance control-plane kai demo bench fuzz clean format layers
 
 all: build
 
@@ -58,7 +58,12 @@ e2e:
 control-plane:
 	$(STAGE) control-plane scripts/control-plane.sh build
 
-conformance: build control-plane
+# KAI-Scheduler's components for the real-KAI lane (SIM-9), built from ../shared/kai-scheduler (or KAI_SRC) into the
+# same cache, keyed by the source tree's content.
+kai: control-plane
+	$(STAGE) kai scripts/control-plane.sh build --kai
+
+conformance: build control-plane kai
 	$(STAGE) conformance env KUBEX_BUILD_DIR=$(abspath $(BUILD_DIR)) \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider tests/conformance
 

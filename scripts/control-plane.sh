@@ -2,9 +2,14 @@
 # A real Kubernetes control plane on loopback for tests/conformance (DESIGN §3 tools/).
 #   control-plane.sh build        compile etcd, kube-apiserver, kube-controller-manager, kube-scheduler and helm from tools/
 #                                 into a cache outside the repo (a warm cache skips the build); prints the bin dir
+#   control-plane.sh build --kai  the same, and KAI-Scheduler's components from KAI_SRC (default ../shared/kai-scheduler)
+#                                 into the same cache, keyed by the source tree's content (scripts/control-plane-kai.sh)
 #   control-plane.sh bin          print the bin dir (fails when the cache is cold)
 #   control-plane.sh up DIR       start etcd + kube-apiserver + kube-controller-manager + kube-scheduler; writes
 #                                 DIR/admin.kubeconfig (no nodes: `kubex-sim agent` registers simulated GPU nodes)
+#   control-plane.sh up DIR --kai the same, then the real KAI-Scheduler (scheduler, binder, podgrouper, queue and
+#                                 podgroup controllers, admission webhook) with GPU sharing on (SPEC SIM-9); builds KAI
+#                                 first when its cache is cold. Its GPU nodes: `kubex-sim agent --kai-scheduler external`
 #   control-plane.sh down DIR     stop what `up DIR` started
 #   control-plane.sh env DIR      print shell exports (KUBECONFIG, KUBEX_CP_BIN, KUBEX_CP_APISERVER, ...)
 # Every failed step prints one line `control-plane: <step> failed: <why>` and exits non-zero.
@@ -17,6 +22,8 @@ GO="${GO:-$(command -v go || echo /usr/local/go/bin/go)}"
 CACHE_ROOT="${KUBEX_CP_CACHE:-$HOME/.cache/kubex-control-plane}"
 
 UP_DIR=""
+# shellcheck source=control-plane-kai.sh
+. "$ROOT/scripts/control-plane-kai.sh"
 # One line per failed step; a failed `up` stops what it had started.
 fail() {
   echo "control-plane: $1 failed: $2" >&2
@@ -126,8 +133,10 @@ wait_until() {  # wait_until DIR NAME SECONDS CMD...: CMD succeeds before the de
 }
 
 cmd_up() {
-  local d="${1:-}"
-  [ -n "$d" ] || fail up "usage: control-plane.sh up DIR"
+  local d="${1:-}" with_kai=0
+  [ "${2:-}" = "--kai" ] && with_kai=1
+  case "$#:${2:-}" in 1:|2:--kai) ;; *) fail up "usage: control-plane.sh up DIR [--kai]" ;; esac
+  [ "$d" != "--kai" ] || fail up "usage: control-plane.sh up DIR [--kai]"
   mkdir -p "$d" || fail up "cannot create $d"
   d="$(cd "$d" && pwd)"
   if alive "$d" kube-apiserver; then fail up "a control plane already runs in $d (control-plane.sh down $d)"; fi
@@ -204,6 +213,7 @@ export KUBEX_CP_APISERVER="$server"
 export KUBEX_CP_CA="$pki/ca.crt"
 export KUBEX_CP_ETCD="http://127.0.0.1:$etcd_port"
 ENV
+  [ $with_kai = 1 ] && kai_up "$d" "$server"
   UP_DIR=""
   echo "control-plane: up apiserver=$server kubeconfig=$d/admin.kubeconfig" >&2
 }
@@ -212,7 +222,8 @@ cmd_down() {
   local d="${1:-}" name pid i
   [ -n "$d" ] || fail down "usage: control-plane.sh down DIR"
   [ -d "$d" ] || fail down "no such directory $d"
-  for name in kube-scheduler kube-controller-manager kube-apiserver etcd; do
+  for name in kai-admission kai-scheduler kai-binder kai-podgroupcontroller kai-queuecontroller kai-podgrouper \
+              kube-scheduler kube-controller-manager kube-apiserver etcd; do
     [ -f "$d/$name.pid" ] || continue
     pid="$(cat "$d/$name.pid")"
     if kill -0 "$pid" 2>/dev/null; then
@@ -233,10 +244,10 @@ cmd_env() {
 cmd_bin() { warm || fail bin "control plane not built (run scripts/control-plane.sh build)"; bindir; }
 
 case "${1:-}" in
-  build) cmd_build ;;
+  build) cmd_build; if [ "${2:-}" = "--kai" ]; then kai_build; fi ;;
   bin) cmd_bin ;;
   up) shift; cmd_up "$@" ;;
   down) shift; cmd_down "$@" ;;
   env) shift; cmd_env "$@" ;;
-  *) fail usage "usage: $0 build|bin|up DIR|down DIR|env DIR" ;;
+  *) fail usage "usage: $0 build [--kai]|bin|up DIR [--kai]|down DIR|env DIR" ;;
 esac
