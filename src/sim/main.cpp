@@ -227,6 +227,12 @@ int main(int argc, char** argv) {
   agent_cmd->add_option("--context", ao.context, "Kubeconfig context (default: its current-context)");
   agent_cmd->add_option("--config", ao.config, "Node pools, kubelet timings and GPU isolation (YAML, as for serve)");
   add_kai_options(agent_cmd, ao.kai_version, ao.gpu_sharing_mode);
+  agent_cmd
+      ->add_option("--kai-scheduler", ao.kai_scheduler,
+                   "internal: the agent's KAI-like scheduler places kai-scheduler pods; external: the real "
+                   "KAI-Scheduler does (its binder's reservation pods are run here, SIM-9)")
+      ->check(CLI::IsMember({"internal", "external"}))
+      ->capture_default_str();
   agent_cmd->add_option("--name", ao.name, "The agent's name: the sim.kubex.ai/agent label of the nodes it registers")
       ->capture_default_str();
   agent_cmd->add_option("--metrics-listen", ao.metrics_listen,

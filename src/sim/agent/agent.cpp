@@ -58,14 +58,19 @@ int run_agent(const AgentOptions& o) {
   if (!client) return fail(1, client.error().str());
   if (auto p = (*client)->probe(); !p) return fail(1, "cannot reach the API server: " + p.error().str());
   common::Logger log("kubex-sim.agent");
-  if (auto crd = (*client)->get("/apis/scheduling.run.ai/v2"); !crd) {
+  const bool external_kai = o.kai_scheduler == "external";
+  if (auto crd = (*client)->get("/apis/scheduling.run.ai/v2"); !crd && external_kai) {
+    log.warn("the cluster serves no scheduling.run.ai/v2 Queue: KAI-Scheduler is not installed, and with "
+             "--kai-scheduler external nothing places pods of kai-scheduler",
+             {{"error", crd.error().str()}});
+  } else if (!crd) {
     log.warn("the cluster serves no scheduling.run.ai/v2 Queue: pods of kai-scheduler stay Pending until KAI's "
              "CRDs are installed (`kubex-sim crds | kubectl apply -f -` installs the ones kubex-sim knows)",
              {{"error", crd.error().str()}});
   }
 
   RestIo io(*client, o.name);
-  cluster::Cluster sim(io, config, gpu::make_gpu_model, cluster::Front::agent(o.name));
+  cluster::Cluster sim(io, config, gpu::make_gpu_model, cluster::Front::agent(o.name, external_kai));
   auto port = sim.start(o.metrics_listen);
   if (!port) {
     sim.stop();
@@ -77,8 +82,9 @@ int run_agent(const AgentOptions& o) {
               "/metrics";
   }
   std::size_t nodes = cluster::node_specs(config).size();
-  std::printf("kubex-sim agent ready server=%s nodes=%zu label=%s=%s%s%s\n", conn->server.c_str(), nodes,
-              cluster::kNodeAgentLabel, o.name.c_str(), metrics.empty() ? "" : " metrics=", metrics.c_str());
+  std::printf("kubex-sim agent ready server=%s nodes=%zu label=%s=%s kai-scheduler=%s%s%s\n", conn->server.c_str(),
+              nodes, cluster::kNodeAgentLabel, o.name.c_str(), o.kai_scheduler.c_str(), metrics.empty() ? "" : " metrics=",
+              metrics.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&termination, &sig);

@@ -12,6 +12,9 @@ struct AgentOptions {
   std::string config;                          // node pools etc. (YAML); "" = kubex-sim's default pools
   std::string kai_version;       // --kai-version 0.17|0.18 ("" = the config file's, else 0.18), SIM-4
   std::string gpu_sharing_mode;  // --gpu-sharing-mode ("" = the config file's, else from memoryIsolation), KAI-1
+  // --kai-scheduler internal|external (SIM-9): internal runs the KAI-like scheduler; external leaves kai-scheduler
+  // pods to the real KAI (its scheduler, binder and podgrouper) and plays only the NVIDIA node side for it.
+  std::string kai_scheduler = "internal";
   std::string name = "kubex-sim-agent";        // the sim.kubex.ai/agent label value of its nodes
   std::string metrics_listen = "127.0.0.1:0";  // the GPU exporter; "" disables it
   std::string log_level = "info";

@@ -117,7 +117,7 @@ Cluster::Cluster(ClusterIo& io, ClusterConfig config, const GpuPartFactory& make
   } else {
     parts_.push_back(make_node_heartbeat(*ctx_));
   }
-  parts_.push_back(make_kai_scheduler(*ctx_));
+  if (!front_.external_kai) parts_.push_back(make_kai_scheduler(*ctx_));
   parts_.push_back(make_kubelet(*ctx_, gpu_.get()));
 }
 

@@ -25,8 +25,11 @@ class Subsystem;
 struct Front {
   enum class Kind { kServe, kAgent } kind = Kind::kServe;
   std::string agent_name;  // kAgent: the value of kNodeAgentLabel on its nodes
+  bool external_kai = false;  // kAgent: the real KAI schedules kai-scheduler pods; no KAI-like scheduler (SIM-9)
   static Front serve() { return {}; }
-  static Front agent(std::string name) { return {Kind::kAgent, std::move(name)}; }
+  static Front agent(std::string name, bool external_kai = false) {
+    return {Kind::kAgent, std::move(name), external_kai};
+  }
 };
 
 class Cluster {

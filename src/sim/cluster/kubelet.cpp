@@ -206,6 +206,22 @@ class Kubelet : public Subsystem {
     return std::nullopt;
   }
 
+  // A KAI reservation pod that holds its GPU reports the GPU's UUID in run.ai/reserve_for_gpu_index, as KAI's
+  // resourcereservation binary does from inside the pod on a real node; KAI's binder waits for it before it binds
+  // the fraction pods of the group (SIM-9). Also after an agent restart, for a pod that was already running.
+  Delay report_reserved_gpu(const SimPod& p) {
+    if (p.ns != api::keys::kDefaultReservationNamespace || p.gpu_group().empty() || p.deleting) return std::nullopt;
+    std::vector<int> indices = p.gpu_indices();
+    if (indices.size() != 1) return std::nullopt;
+    const std::string uuid = gpu_uuid(p.node, indices[0]);
+    auto reported = p.annotations.find(kReservedGpuAnnotation);
+    if (reported != p.annotations.end() && reported->second == uuid) return std::nullopt;
+    auto r = client_.merge_patch(core_path("pods", p.ns, p.name),
+                                 {{"metadata", {{"annotations", {{kReservedGpuAnnotation, uuid}}}}}});
+    if (r.ok() || r.status == 404) return std::nullopt;
+    return kRetry;
+  }
+
   Delay reconcile(const std::string& key) {
     if (key == "~tick") {
       tick();
@@ -225,6 +241,9 @@ class Kubelet : public Subsystem {
     // No such node (yet): the node event requeues its pods. A terminating pod of a missing node is finished here
     // only when every node is the simulation's (serve); the agent never touches a pod of a node it does not run.
     if (!net && (!p->deleting || !ctx_.io().owns_every_node())) return std::nullopt;
+    if (net) {
+      if (auto retry = report_reserved_gpu(*p)) return retry;
+    }
     auto run = run_for(*p);
     if (p->deleting && run->deletion_seen == common::TimePoint{}) run->deletion_seen = ctx_.now();
     PodFacts facts = pod_facts(*p, *run);

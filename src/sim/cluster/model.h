@@ -22,6 +22,9 @@ namespace kubex::sim::cluster {
 
 // Physical GPU indices a pod's containers use on its node ("0,1"), written by the kubelet emulation.
 inline constexpr const char* kGpuIndicesAnnotation = "sim.kubex.ai/gpu-indices";
+// What KAI's resourcereservation binary writes on its own pod once it runs: the UUID of the GPU it was given. KAI's
+// binder waits for it before it binds the fraction pods of that GPU group (SIM-9).
+inline constexpr const char* kReservedGpuAnnotation = "run.ai/reserve_for_gpu_index";
 // The memory the driver keeps on each GPU of a node, in MiB (SIM-5), on the nodes kubex-sim creates.
 inline constexpr const char* kDriverReserveAnnotation = "sim.kubex.ai/gpu-driver-reserve-mib";
 
