@@ -90,6 +90,14 @@ ALLOWED = {
         "--set-file extraScrapeConfigs=agent-scrape.yaml --set alertmanager.enabled=false "
         "--set prometheus-pushgateway.enabled=false": "needs the internet (an external chart and images)",
         "helm uninstall kubex-prometheus -n kubex": "the doc's \"if you installed it\": not installed here (above)",
+        # Section 9 is for a cluster that runs KAI-Scheduler; this one does not. tests/conformance/test_real_kai.py
+        # runs these steps on `scripts/control-plane.sh up DIR --kai` (the real KAI built from its source).
+        "build/bin/kubex-sim agent --config sim-pools.yaml --kai-scheduler external":
+            "needs KAI-Scheduler on the cluster (section 9); the real-KAI conformance lane runs it",
+        "kubectl get podgroups.scheduling.run.ai -A": "needs KAI-Scheduler's CRDs (section 9)",
+        "kubectl get bindrequests.scheduling.run.ai -A": "needs KAI-Scheduler's CRDs (section 9)",
+        "kubectl get queues.scheduling.run.ai -o custom-columns=NAME:.metadata.name,ALLOCATED:.status.allocated":
+            "needs a Queue CRD; section 7 removed the emulated one (section 9 reads KAI's)",
     },
 }
 
