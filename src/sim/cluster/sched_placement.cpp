@@ -304,8 +304,9 @@ Decision place(const PlacementPod& pod, const std::vector<NodeSlot>& nodes, Stra
   Decision best;
   // Lower keys win: (a, b) then node name. The KAI keys are the order of KAI v0.13's summed node scores (SIM-9):
   // gpusharingorder +1000 for a node with a shared GPU group the fraction fits in (flat: how full the group is does
-  // not matter), then nodeplacement binpack (0..9, fewer free whole GPUs scores higher), then the node name
-  // (session.go sorts equal scores by name). nodeavailability's +100 goes to every node here (nothing is releasing).
+  // not matter), resourcetype +10 for a CPU-only pod on a node without GPUs, then nodeplacement binpack (0..9, fewer
+  // free whole GPUs, or free millicores for a CPU-only pod, scores higher), then the node name (session.go sorts
+  // equal scores by name). nodeavailability's +100 goes to every node here (nothing is releasing).
   using Key = std::pair<std::int64_t, std::int64_t>;
   std::optional<Key> best_key;
   const std::string* best_name = nullptr;
@@ -327,6 +328,9 @@ Decision place(const PlacementPod& pod, const std::vector<NodeSlot>& nodes, Stra
       key = {new_group ? 1 : 0, free_gpus(node, use)};
     } else if (strategy == Strategy::kKai && pod.gpus > 0) {
       key = {0, free_gpus(node, use)};
+    } else if (strategy == Strategy::kKai) {
+      // (KAI gives a node without allocatable CPU binpack 0; here it ranks as full. It only fits pods asking no CPU.)
+      key = {node.gpus > 0 ? 1 : 0, std::max<std::int64_t>(0, node.cpu_milli - use.cpu_milli)};
     } else {
       key = {-least_allocated_score(pod, node, use), 0};
     }

@@ -16,7 +16,9 @@
 //    joins the fullest group that fits (first in GPU order on ties), and opens a new group on a free GPU only when
 //    none fits. Under KAI 0.18 fractions of different compute modes never share a GPU (CON-5b): a group takes only
 //    fractions of its members' mode (an empty one takes any). Whole-GPU pods go to the node with the fewest free
-//    GPUs that still has enough (binpack), then by node name. Pods without GPUs use the default-scheduler scoring.
+//    GPUs that still has enough (binpack), then by node name. Pods without GPUs go first to nodes without GPUs,
+//    then to the node with the fewest free millicores (KAI's CPU binpack), then by node name; kai-scheduler does
+//    not score PreferNoSchedule taints.
 #pragma once
 
 #include <cstdint>

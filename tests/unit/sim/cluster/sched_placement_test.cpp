@@ -315,6 +315,32 @@ TEST(SchedPlacement, Sim9KaiWholeGpuTieGoesToTheNodeName) {
   EXPECT_EQ(place(p, slots, Strategy::kKai).node, "node-a");
 }
 
+// SIM-9 (findings F9): a kai-scheduler pod without GPUs is placed like KAI places it: nodes without GPUs first
+// (resourcetype +10), then the fewest free millicores (CPU binpack), then the node name; PreferNoSchedule taints are
+// not scored. A user sees such pods packed onto the CPU node already busiest, not spread as default-scheduler does.
+TEST(SchedPlacement, Sim9KaiCpuOnlyPodsBinpackCpuNodesFirst) {
+  std::vector<PlacementNode> nodes = {gpu_node("cpu-a", 0), gpu_node("cpu-b", 0), gpu_node("gpu-c", 2)};
+  std::vector<NodeUse> uses(3);
+  uses[0].cpu_milli = 4000;   // cpu-a: 12 cores free
+  uses[1].cpu_milli = 12000;  // cpu-b: 4 cores free
+  uses[2].cpu_milli = 15000;  // gpu-c: 1 core free, but it has GPUs
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}, {&nodes[2], &uses[2]}};
+  PlacementPod p;
+  p.cpu_milli = 1000;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-b");
+  EXPECT_EQ(place(p, slots, Strategy::kDefault).node, "cpu-a");  // default-scheduler spreads (LeastAllocated)
+  nodes[1].taints = {{"spot", "true", "PreferNoSchedule"}};
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-b");  // not scored by KAI
+  p.cpu_milli = 8000;  // fits only cpu-a among the CPU nodes
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-a");
+  p.cpu_milli = 13000;  // fits no CPU node: the GPU node
+  uses[2].cpu_milli = 0;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "gpu-c");
+  p.cpu_milli = 1000;  // equal free millicores: the node name
+  uses[1].cpu_milli = 4000;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-a");
+}
+
 TEST(SchedPlacement, SevenFractionsOnATwoGpuNode) {  // issue 3: six fit, three per GPU, the seventh does not
   Ledger ledger;
   SimNode node;
