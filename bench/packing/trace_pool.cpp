@@ -8,10 +8,12 @@
 //   * a non-empty gpu_spec ("A|B") is a required node affinity `nvidia.com/gpu.product In (A, B)`;
 //   * every pod has a controller owner (Deployment-like, movable): the trace has no owner, PDB or annotation;
 //   * placement, and rescheduling after each drain, is kubex-sim's KAI scheduler code itself
-//     (sim::cluster::sched::place with Strategy::kKai): the fullest GPU group that still fits a fraction, else a
-//     new group on a free GPU of the fullest node; whole GPUs on the node with the fewest free GPUs that has
-//     enough; pods without GPU by LeastAllocated; CPU, memory and 110 pods per node honoured; every GPU group
-//     holds one reservation pod (it counts as a pod, with no requests), as KAI's binder creates;
+//     (sim::cluster::sched::place with Strategy::kKai, KAI v0.13's node order, SPEC SIM-9): a fraction goes to a
+//     node with a GPU group it fits in, then the node with the fewest free GPUs, then by name, and there to the
+//     fullest group that fits (a new group only when none does); whole GPUs on the node with the fewest free GPUs
+//     that has enough, then by name; pods without GPU on the fewest free millicores (KAI's CPU binpack), GPU-less
+//     nodes first; CPU, memory and 110 pods per node honoured; every GPU group holds one reservation pod (it
+//     counts as a pod, with no requests), as KAI's binder creates;
 //   * a drained node is removed (the cluster autoscaler scales the emptied node down) and all its pods, those
 //     without GPU too, are placed again; the scheduler sees only the pool's nodes (one pool per GPU model).
 #include "trace_pool.h"

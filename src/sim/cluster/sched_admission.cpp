@@ -13,29 +13,19 @@ using nlohmann::json;
 
 namespace {
 
-const json* fraction_container(const json& pod) {
-  if (!pod.contains("spec") || !pod["spec"].is_object()) return nullptr;
-  const json& spec = pod["spec"];
-  if (!spec.contains("containers") || !spec["containers"].is_array() || spec["containers"].empty()) return nullptr;
-  const json& containers = spec["containers"];
-  const json& meta = pod.contains("metadata") && pod["metadata"].is_object() ? pod["metadata"] : json::object();
-  if (meta.contains("annotations") && meta["annotations"].is_object()) {
-    auto it = meta["annotations"].find(api::keys::kGpuFractionContainerName);
-    if (it != meta["annotations"].end() && it->is_string()) {
-      for (const auto& c : containers) {
-        if (json_str(c, "name") == it->get<std::string>()) return &c;
+// KAI's getFirstGPULimit: any container or init container with an nvidia.com/gpu limit (requests are not looked at:
+// the API server already refuses a GPU request without a limit).
+bool has_gpu_limit(const json& pod) {
+  if (!pod.contains("spec") || !pod["spec"].is_object()) return false;
+  for (const char* list : {"containers", "initContainers"}) {
+    const json& spec = pod["spec"];
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (const auto& c : spec[list]) {
+      if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) continue;
+      const json& res = c["resources"];
+      if (res.contains("limits") && res["limits"].is_object() && res["limits"].contains(api::keys::kGpuResource)) {
+        return true;
       }
-    }
-  }
-  return containers[0].is_object() ? &containers[0] : nullptr;
-}
-
-bool has_gpu_resource(const json& container) {
-  if (!container.contains("resources") || !container["resources"].is_object()) return false;
-  for (const char* list : {"limits", "requests"}) {
-    const json& res = container["resources"];
-    if (res.contains(list) && res[list].is_object() && res[list].contains(api::keys::kGpuResource)) {
-      return true;
     }
   }
   return false;
@@ -56,10 +46,17 @@ std::string kai_gpu_request_error(const json& pod) {
   if (it == meta["annotations"].end()) return "";
   std::string value = it->is_string() ? it->get<std::string>() : it->dump();
   // KAI checks the combination first, then the value.
-  if (const json* c = fraction_container(pod); c && has_gpu_resource(*c)) return kKaiFractionAndWholeMessage;
+  if (has_gpu_limit(pod)) return kKaiFractionAndWholeMessage;
   double f = 0;
   if (!go_parse_float(value, f) || f <= 0 || f >= 1) return kKaiFractionRangeMessage;
   return "";
+}
+
+std::optional<ApiError> kai_admission_denial(const json& pod) {
+  std::string err = kai_gpu_request_error(pod);
+  if (err.empty()) return std::nullopt;
+  // What kube-apiserver answers for a webhook's controller-runtime Denied (403 Forbidden, the text prefixed).
+  return forbidden(std::string("admission webhook \"") + kKaiAdmissionWebhook + "\" denied the request: " + err);
 }
 
 void register_kai_admission(ApiServer& api) {
@@ -69,9 +66,8 @@ void register_kai_admission(ApiServer& api) {
          const json*) -> std::expected<void, ApiError> {
         if (r.kind != "Pod" || !r.group.empty() || !subresource.empty()) return {};
         if (operation != "CREATE" && operation != "UPDATE") return {};
-        std::string err = kai_gpu_request_error(obj);
-        if (err.empty()) return {};
-        return std::unexpected(bad_request(err));
+        if (auto denied = kai_admission_denial(obj)) return std::unexpected(*denied);
+        return {};
       });
 }
 

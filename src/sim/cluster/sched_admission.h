@@ -1,16 +1,19 @@
-// Emulation of KAI-Scheduler v0.17's pod admission (the `gpusharing` plugin of its validating webhook, whose
-// rules live in KAI's gpu_request_validator.go): pods with `schedulerName: kai-scheduler` that carry
-// `gpu-fraction` are rejected when the fraction container also asks for a whole nvidia.com/gpu, or when the
-// value is not a number strictly between 0 and 1. The messages are KAI's own.
+// Emulation of KAI-Scheduler's pod admission (the `gpusharing` plugin of its validating webhook, whose rules live
+// in KAI's gpu_request_validator.go): pods with `schedulerName: kai-scheduler` that carry `gpu-fraction` are
+// rejected when any container or init container has an nvidia.com/gpu limit, or when the value is not a number
+// strictly between 0 and 1. The messages are KAI's own.
 //
-// The rejection is HTTP 400 BadRequest whose message is exactly KAI's text (so kubectl prints
-// `Error from server (BadRequest): ... gpu-fraction annotation value must be a positive number smaller than
-// 1.0`). A real cluster answers 403 with `admission webhook "<name>" denied the request: <KAI's text>`
-// (controller-runtime's Denied); the text after the prefix is the same.
+// SIM-9: the rejection is what a real cluster answers for KAI's webhook: HTTP 403 Forbidden with
+// `admission webhook "admission.kai-scheduler.svc" denied the request: <KAI's text>`, so kubectl prints
+// `Error from server (Forbidden): ... denied the request: gpu-fraction annotation value must be a positive number
+// smaller than 1.0`.
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
+
+#include "sim/apiserver/api_error.h"
 
 namespace kubex::sim {
 class ApiServer;
@@ -18,6 +21,8 @@ class ApiServer;
 
 namespace kubex::sim::cluster::sched {
 
+// The name kube-apiserver gives KAI's validating webhook (admission.<KAI namespace>.svc).
+inline constexpr const char* kKaiAdmissionWebhook = "admission.kai-scheduler.svc";
 inline constexpr const char* kKaiFractionRangeMessage =
     "gpu-fraction annotation value must be a positive number smaller than 1.0";
 inline constexpr const char* kKaiFractionAndWholeMessage =
@@ -26,6 +31,10 @@ inline constexpr const char* kKaiFractionAndWholeMessage =
 // KAI's rejection message for a pod object, or "" when KAI's admission accepts it (including every pod
 // another scheduler schedules).
 std::string kai_gpu_request_error(const nlohmann::json& pod);
+
+// The API server's answer when KAI's admission rejects `pod` (403 Forbidden, KAI's text after the webhook prefix),
+// nullopt when it accepts it.
+std::optional<ApiError> kai_admission_denial(const nlohmann::json& pod);
 
 // Registers the check as a built-in validating step for pod CREATE and UPDATE (KAI validates both).
 void register_kai_admission(ApiServer& api);

@@ -23,6 +23,9 @@ std::string reservation_image(KaiVersion v) {
 constexpr milliseconds kGcPeriod{30000};
 constexpr milliseconds kRetry{1000};
 constexpr int kMaxOwnerDepth = 16;  // ends the walk on an ownerReference cycle
+// KAI's podgrouper: a pod without a queue label goes to its `project` label's queue, else default-queue.
+constexpr const char* kProjectLabel = "project";
+constexpr const char* kNodePoolLabel = "kai.scheduler/node-pool";
 
 const json* member(const json& obj, const char* key) {
   if (!obj.is_object()) return nullptr;
@@ -30,10 +33,10 @@ const json* member(const json& obj, const char* key) {
   return it == obj.end() ? nullptr : &*it;
 }
 
-// The queue label of an object when it is present (a string), else nullopt.
-std::optional<std::string> queue_label(const json& obj) {
+// The label `key` of an object when it is present (a string), else nullopt.
+std::optional<std::string> label(const json& obj, const char* key) {
   const json* labels = member(obj, "metadata") ? member(*member(obj, "metadata"), "labels") : nullptr;
-  const json* q = labels ? member(*labels, api::keys::kKaiQueueLabel) : nullptr;
+  const json* q = labels ? member(*labels, key) : nullptr;
   if (!q || !q->is_string()) return std::nullopt;
   return q->get<std::string>();
 }
@@ -68,17 +71,21 @@ std::string kai_pod_queue(const json& pod, const OwnerLookup& lookup) {
     if (!meta || str(*meta, "uid") != str(*ref, "uid")) break;
     top = std::move(owner);
   }
-  if (auto q = queue_label(top)) return *q;
-  return queue_label(pod).value_or("");
+  if (auto q = label(top, api::keys::kKaiQueueLabel)) return *q;
+  if (auto q = label(pod, api::keys::kKaiQueueLabel)) return *q;
+  // SIM-9: then the `project` label (top owner, then pod), with the pod's node-pool label appended, then
+  // default-queue (KAI's podgrouper, default_grouper.go).
+  std::string project = label(top, kProjectLabel).value_or(label(pod, kProjectLabel).value_or(""));
+  if (!project.empty()) {
+    if (auto pool = label(pod, kNodePoolLabel)) return project + "-" + *pool;
+    return project;
+  }
+  return kKaiDefaultQueue;
 }
 
 std::string queue_problem(const std::map<std::string, std::string>& queues, const std::string& name) {
-  if (name.empty()) {
-    return std::string("pod has no ") + api::keys::kKaiQueueLabel +
-           " label (on itself or its top owner): kai-scheduler only schedules pods assigned to a leaf "
-           "scheduling.run.ai/v2 Queue";
-  }
-  if (!queues.count(name)) return "queue \"" + name + "\" does not exist (scheduling.run.ai/v2 Queue)";
+  // KAI's pod message for a job fit error QueueDoesNotExist (JobFitErrorsToMessage).
+  if (!queues.count(name)) return "QueueDoesNotExist: Queue '" + name + "' does not exist.";
   std::string children;
   for (const auto& [q, parent] : queues) {
     if (parent == name) children += std::string(children.empty() ? "" : ", ") + "\"" + q + "\"";
@@ -184,11 +191,13 @@ std::optional<std::string> KaiScheduler::create_reservation(const SimPod& p, con
 }
 
 std::string KaiScheduler::queue_of(const SimPod& p) {
-  std::string own;
-  if (auto it = p.labels.find(api::keys::kKaiQueueLabel); it != p.labels.end()) own = it->second;
-  if (p.owner_uid.empty()) return own;
+  json own = {{"metadata", {{"namespace", p.ns}, {"labels", p.labels}}}};
+  auto none = [](const std::string&, const std::string&, const std::string&, const std::string&, json&) {
+    return false;
+  };
+  if (p.owner_uid.empty()) return kai_pod_queue(own, none);
   auto pod = client_.get(core_path("pods", p.ns, p.name));
-  if (!pod.ok()) return own;
+  if (!pod.ok()) return kai_pod_queue(own, none);
   ClusterIo& io = ctx_.io();
   return kai_pod_queue(pod.json(), [&io](const std::string& api_version, const std::string& kind,
                                          const std::string& ns, const std::string& name, json& out) {

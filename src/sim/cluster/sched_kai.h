@@ -1,10 +1,11 @@
 // kubex-sim's emulation of KAI-Scheduler (v0.18 by default, v0.17 with --kai-version; SIM-4) for pods with
 // `schedulerName: kai-scheduler`:
-//  - a pod must name an existing leaf scheduling.run.ai/v2 Queue in a `kai.scheduler/queue` label (a leaf is a
-//    queue no other queue names as spec.parentQueue); otherwise it stays Pending (Warning Event Unschedulable,
-//    PodScheduled=False) and is retried when queues change. Like KAI's podgrouper, the label of the pod's top
-//    owner (controller ownerReferences followed up: Pod -> ReplicaSet -> Deployment, Pod -> Job, ...) wins
-//    over the pod's own (ADM-13);
+//  - a pod runs in the queue KAI's podgrouper gives it: the `kai.scheduler/queue` label of the pod's top owner
+//    (controller ownerReferences followed up: Pod -> ReplicaSet -> Deployment, Pod -> Job, ...), else the pod's own
+//    (ADM-13), else its `project` label's queue, else `default-queue` (SIM-9). The queue must be an existing leaf
+//    scheduling.run.ai/v2 Queue (a leaf is a queue no other queue names as spec.parentQueue); otherwise the pod
+//    stays Pending (Warning Event Unschedulable, PodScheduled=False; a missing queue in KAI's words
+//    `QueueDoesNotExist: Queue '<q>' does not exist.`) and is retried when queues change;
 //  - `gpu-fraction` pods are placed per physical GPU (binpack, see sched_placement.h). For a new GPU group the
 //    scheduler creates a reservation pod like KAI's binder: namespace kai-resource-reservation, name
 //    gpu-reservation-<node>-<5 random>, already bound, label runai-gpu-group=<uuid>, requesting
@@ -40,10 +41,14 @@ std::string queue_problem(const std::map<std::string, std::string>& queues, cons
 using OwnerLookup = std::function<bool(const std::string& api_version, const std::string& kind,
                                        const std::string& ns, const std::string& name, nlohmann::json& out)>;
 
+// The queue KAI's podgrouper puts a pod in when it names none (Helm's install creates it as a leaf).
+inline constexpr const char* kKaiDefaultQueue = "default-queue";
+
 // The queue KAI's podgrouper assigns `pod` to: the kai.scheduler/queue label of its top owner when that label is
-// present, else the pod's own label, else "". The top owner is reached by following controller ownerReferences
-// (an owner that cannot be read, or whose uid differs from the reference's, ends the walk); a pod without an
-// owner is its own top owner.
+// present, else the pod's own label, else the `project` label of the top owner, else the pod's (with
+// "-<kai.scheduler/node-pool label>" appended when the pod has one), else kKaiDefaultQueue. The top owner is
+// reached by following controller ownerReferences (an owner that cannot be read, or whose uid differs from the
+// reference's, ends the walk); a pod without an owner is its own top owner.
 std::string kai_pod_queue(const nlohmann::json& pod, const OwnerLookup& lookup);
 
 class KaiScheduler : public SchedulerLoop {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
-#include <tuple>
+#include <utility>
 
 namespace kubex::sim::cluster::sched {
 
@@ -101,12 +101,6 @@ std::int64_t least_allocated_score(const PlacementPod& pod, const PlacementNode&
 }
 
 }  // namespace
-
-std::int64_t NodeUse::allocated_hundredths() const {
-  std::int64_t sum = whole_gpus * 100;
-  for (const auto& g : groups) sum += g.hundredths;
-  return sum;
-}
 
 // ---------------------------------------------------------------------------------------------------------
 // parsing
@@ -308,8 +302,12 @@ std::string unschedulable_message(std::size_t total_nodes, const std::map<std::s
 
 Decision place(const PlacementPod& pod, const std::vector<NodeSlot>& nodes, Strategy strategy) {
   Decision best;
-  // Lower keys win: (tier, a, b, c) then node name, then GPU order. Tiers keep existing KAI groups before new ones.
-  using Key = std::tuple<int, std::int64_t, std::int64_t, std::int64_t>;
+  // Lower keys win: (a, b) then node name. The KAI keys are the order of KAI v0.13's summed node scores (SIM-9):
+  // gpusharingorder +1000 for a node with a shared GPU group the fraction fits in (flat: how full the group is does
+  // not matter), resourcetype +10 for a CPU-only pod on a node without GPUs, then nodeplacement binpack (0..9, fewer
+  // free whole GPUs, or free millicores for a CPU-only pod, scores higher), then the node name (session.go sorts
+  // equal scores by name). nodeavailability's +100 goes to every node here (nothing is releasing).
+  using Key = std::pair<std::int64_t, std::int64_t>;
   std::optional<Key> best_key;
   const std::string* best_name = nullptr;
   const GpuGroupUse* best_group_ptr = nullptr;
@@ -321,17 +319,20 @@ Decision place(const PlacementPod& pod, const std::vector<NodeSlot>& nodes, Stra
     if (first_misfit(pod, node, use, strategy, nullptr) != Misfit::kNone) continue;
     Key key;
     bool new_group = false;
-    std::int64_t free = free_gpus(node, use), allocated = use.allocated_hundredths();
     const GpuGroupUse* g = nullptr;
     if (strategy == Strategy::kKai && pod.fraction > 0 && pod.gpus == 0) {
+      // On the chosen node the fraction joins the fullest group it fits in (gpupack), a new GPU only without one.
       bool fresh = false;
       g = best_group(pod.fraction, pod.compute_mode, node, use, fresh);
       new_group = !g;
-      key = {new_group ? 1 : 0, g ? -g->hundredths : 0, free, -allocated};
+      key = {new_group ? 1 : 0, free_gpus(node, use)};
     } else if (strategy == Strategy::kKai && pod.gpus > 0) {
-      key = {0, free, -allocated, 0};
+      key = {0, free_gpus(node, use)};
+    } else if (strategy == Strategy::kKai) {
+      // (KAI gives a node without allocatable CPU binpack 0; here it ranks as full. It only fits pods asking no CPU.)
+      key = {node.gpus > 0 ? 1 : 0, std::max<std::int64_t>(0, node.cpu_milli - use.cpu_milli)};
     } else {
-      key = {0, -least_allocated_score(pod, node, use), 0, 0};
+      key = {-least_allocated_score(pod, node, use), 0};
     }
     // Equal keys: the first node in name order wins (slots come in name order; compare names to be sure).
     if (!best_key || key < *best_key || (key == *best_key && node.name < *best_name)) {

@@ -9,14 +9,16 @@
 // Scoring:
 //  - default-scheduler: LeastAllocated over cpu and memory (the mean of the free percentages after placing the
 //    pod), minus 50 per PreferNoSchedule taint the pod does not tolerate; ties go to the node name.
-//  - kai-scheduler (KAI v0.17 "binpack" for GPUs): a node's GPUs are whole GPUs (held by whole-GPU pods) and
-//    GPU groups (`runai-gpu-group`: one physical GPU shared by fractions whose sum stays <= 1.00, in integer
-//    hundredths). A fraction goes to the fullest existing group that still fits it; ties go to the fuller node
-//    (fewer free GPUs, then more allocated hundredths), then node name, then GPU index. Without such a group it
-//    opens a new group on a free GPU of the fullest node. Under KAI 0.18 fractions of different compute modes
-//    never share a GPU (CON-5b): a group takes only fractions of its members' mode (an empty one takes any). Whole-GPU pods take free GPUs on the node with the
-//    fewest free GPUs that still has enough (SPEC CON-6), then the fuller node, then the name. Pods without GPUs
-//    use the default-scheduler scoring.
+//  - kai-scheduler (binpack, placed like KAI v0.13, SPEC SIM-9): a node's GPUs are whole GPUs (held by whole-GPU
+//    pods) and GPU groups (`runai-gpu-group`: one physical GPU shared by fractions whose sum stays <= 1.00, in
+//    integer hundredths). A fraction goes to a node that has an existing group it fits in (flat: how full that
+//    group is does not matter), then to the node with fewer free whole GPUs, then by node name; on that node it
+//    joins the fullest group that fits (first in GPU order on ties), and opens a new group on a free GPU only when
+//    none fits. Under KAI 0.18 fractions of different compute modes never share a GPU (CON-5b): a group takes only
+//    fractions of its members' mode (an empty one takes any). Whole-GPU pods go to the node with the fewest free
+//    GPUs that still has enough (binpack), then by node name. Pods without GPUs go first to nodes without GPUs,
+//    then to the node with the fewest free millicores (KAI's CPU binpack), then by node name; kai-scheduler does
+//    not score PreferNoSchedule taints.
 #pragma once
 
 #include <cstdint>
@@ -83,7 +85,6 @@ struct NodeUse {
   std::int64_t whole_gpus = 0;       // GPUs of whole-GPU pods (reservation pods count through their group)
   std::vector<GpuGroupUse> groups;   // ordered by (index, id); unknown indices last
   std::int64_t gpus_held() const { return whole_gpus + static_cast<std::int64_t>(groups.size()); }
-  std::int64_t allocated_hundredths() const;
 };
 
 struct NodeSlot {

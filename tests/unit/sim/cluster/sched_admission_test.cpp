@@ -1,5 +1,5 @@
 // KAI admission emulation (issue 3: gpu-fraction must be strictly between 0 and 1 and not combined with an
-// nvidia.com/gpu request; SPEC §2 keys gpu-fraction and gpu-fraction-container-name).
+// nvidia.com/gpu limit; SPEC §2 key gpu-fraction; SIM-9: the real KAI's checks and answer).
 #include "sim/cluster/sched_admission.h"
 
 #include <gtest/gtest.h>
@@ -43,18 +43,42 @@ TEST(SchedAdmission, FractionValueMustBeStrictlyBetweenZeroAndOne) {
 
 TEST(SchedAdmission, FractionCannotBeCombinedWithWholeGpus) {
   json limits = {{"limits", {{"nvidia.com/gpu", "1"}}}};
-  json requests = {{"requests", {{"nvidia.com/gpu", "1"}}}};
   EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}}, json::array({container("app", limits)}))),
-            "cannot have both GPU fraction request and whole GPU resource request/limit");
-  EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}}, json::array({container("app", requests)}))),
             "cannot have both GPU fraction request and whole GPU resource request/limit");
   // KAI checks the combination before the value.
   EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "2"}}, json::array({container("app", limits)}))),
             "cannot have both GPU fraction request and whole GPU resource request/limit");
-  // The fraction container is the one gpu-fraction-container-name names (else the first).
+}
+
+// SIM-9 (findings 3(b)): like KAI's getFirstGPULimit, an nvidia.com/gpu limit in ANY container or init container
+// is refused with a fraction, whichever container gpu-fraction-container-name names; only limits count. A user
+// sees a fraction pod with a GPU sidecar refused at `kubectl create`, not created and left Pending.
+TEST(SchedAdmission, Sim9WholeGpuLimitInAnyContainerOrInitContainer) {
+  const std::string both = "cannot have both GPU fraction request and whole GPU resource request/limit";
+  json limits = {{"limits", {{"nvidia.com/gpu", "1"}}}};
   json two = json::array({container("sidecar", limits), container("app")});
-  EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}, {"gpu-fraction-container-name", "app"}}, two)), "");
-  EXPECT_NE(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}}, two)), "");
+  EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}, {"gpu-fraction-container-name", "app"}}, two)), both);
+  EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}}, two)), both);
+  json init = pod({{"gpu-fraction", "0.5"}}, json::array({container("app")}));
+  init["spec"]["initContainers"] = json::array({container("warmup", limits)});
+  EXPECT_EQ(kai_gpu_request_error(init), both);
+  // A request without a limit is not KAI's concern (the API server refuses it: a GPU needs a limit).
+  json requests = {{"requests", {{"nvidia.com/gpu", "1"}}}};
+  EXPECT_EQ(kai_gpu_request_error(pod({{"gpu-fraction", "0.5"}}, json::array({container("app", requests)}))), "");
+}
+
+// SIM-9 (findings 3(a)): the refusal is what the API server answers for KAI's webhook: 403 Forbidden, KAI's text
+// after the webhook's prefix. A user sees `Error from server (Forbidden): ... admission webhook
+// "admission.kai-scheduler.svc" denied the request: ...` from kubectl, as on a real cluster, not a 400 BadRequest.
+TEST(SchedAdmission, Sim9RefusalIsTheWebhooksForbidden) {
+  auto denied = kai_admission_denial(pod({{"gpu-fraction", "1.5"}}, json::array({container("app")})));
+  ASSERT_TRUE(denied);
+  EXPECT_EQ(denied->code, 403);
+  EXPECT_EQ(denied->reason, "Forbidden");
+  EXPECT_EQ(denied->message,
+            "admission webhook \"admission.kai-scheduler.svc\" denied the request: "
+            "gpu-fraction annotation value must be a positive number smaller than 1.0");
+  EXPECT_FALSE(kai_admission_denial(pod({{"gpu-fraction", "0.5"}}, json::array({container("app")}))));
 }
 
 TEST(SchedAdmission, OnlyKaiPodsWithFractionsAreChecked) {

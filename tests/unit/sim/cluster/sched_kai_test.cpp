@@ -1,5 +1,5 @@
 // The KAI emulation's queue resolution (ADM-13: KAI reads kai.scheduler/queue from the pod's top owner first,
-// then from the pod, as its podgrouper does).
+// then from the pod, then `project`, then default-queue, as its podgrouper does; SIM-9).
 #include "sim/cluster/sched_kai.h"
 
 #include <gtest/gtest.h>
@@ -84,15 +84,44 @@ TEST(SchedKaiQueue, PodLabelIsUsedWhenTheTopOwnerHasNone) {
   api.put("apps/v1", "Deployment", object("web", json::object()));
   api.put("apps/v1", "ReplicaSet", object("web-1", {{kQ, "rs-q"}}, owned_by("apps/v1", "Deployment", "web")));
   json rs_pod = object("p", json::object(), json::array({ref("apps/v1", "ReplicaSet", "web-1")}));
-  EXPECT_EQ(kai_pod_queue(rs_pod, api.lookup()), "");
+  EXPECT_EQ(kai_pod_queue(rs_pod, api.lookup()), "default-queue");
 }
 
 TEST(SchedKaiQueue, BarePodAndMissingLabels) {
   FakeApi api;
   EXPECT_EQ(kai_pod_queue(object("p", {{kQ, "mine"}}), api.lookup()), "mine");
   EXPECT_TRUE(api.asked.empty());
-  EXPECT_EQ(kai_pod_queue(object("p", json::object()), api.lookup()), "");
-  EXPECT_EQ(kai_pod_queue(json::object(), api.lookup()), "");
+  EXPECT_EQ(kai_pod_queue(object("p", json::object()), api.lookup()), "default-queue");
+  EXPECT_EQ(kai_pod_queue(json::object(), api.lookup()), "default-queue");
+  // A label that is present but empty names the queue "" (KAI takes a present label as it is).
+  EXPECT_EQ(kai_pod_queue(object("p", {{kQ, ""}}), api.lookup()), "");
+}
+
+// SIM-9 (findings 3(e)): a kai-scheduler pod that names no queue is not refused: like KAI's podgrouper the sim puts
+// it in its `project` label's queue, else in default-queue. A user sees such a pod scheduled in default-queue
+// (which KAI's Helm install creates) instead of Pending with "pod has no kai.scheduler/queue label".
+TEST(SchedKaiQueue, Sim9NoQueueLabelMeansProjectThenDefaultQueue) {
+  FakeApi api;
+  EXPECT_EQ(kai_pod_queue(object("p", {{"app", "x"}}), api.lookup()), kKaiDefaultQueue);
+  EXPECT_EQ(kai_pod_queue(object("p", {{"project", "team-a"}}), api.lookup()), "team-a");
+  EXPECT_EQ(kai_pod_queue(object("p", {{"project", "team-a"}, {"kai.scheduler/node-pool", "a100"}}), api.lookup()),
+            "team-a-a100");
+  EXPECT_EQ(kai_pod_queue(object("p", {{"project", ""}}), api.lookup()), kKaiDefaultQueue);
+  // The top owner's project label wins over the pod's; a queue label anywhere wins over both.
+  api.put("batch/v1", "Job", object("train", {{"project", "owner-p"}}));
+  json pod = object("train-x", {{"project", "pod-p"}}, json::array({ref("batch/v1", "Job", "train")}));
+  EXPECT_EQ(kai_pod_queue(pod, api.lookup()), "owner-p");
+  pod["metadata"]["labels"][kQ] = "q";
+  EXPECT_EQ(kai_pod_queue(pod, api.lookup()), "q");
+}
+
+// SIM-9 (findings 3(d1)): a missing queue, default-queue included, keeps the pod Pending with KAI's message.
+TEST(SchedKaiQueue, Sim9MissingQueueInKaisWords) {
+  std::map<std::string, std::string> queues = {{"default-parent-queue", ""}, {"default-queue", "default-parent-queue"}};
+  EXPECT_EQ(queue_problem(queues, kKaiDefaultQueue), "");
+  EXPECT_EQ(queue_problem({}, kKaiDefaultQueue), "QueueDoesNotExist: Queue 'default-queue' does not exist.");
+  EXPECT_EQ(queue_problem(queues, "team-a"), "QueueDoesNotExist: Queue 'team-a' does not exist.");
+  EXPECT_NE(queue_problem(queues, "default-parent-queue").find("is not a leaf queue"), std::string::npos);
 }
 
 TEST(SchedKaiQueue, UnreadableOrReplacedOwnerEndsTheWalk) {

@@ -227,6 +227,120 @@ TEST(SchedPlacement, KaiBinpackAcrossNodes) {
   EXPECT_EQ(place(p, slots, Strategy::kKai).node, "c");
 }
 
+// SIM-9 (findings F1): KAI's gpusharingorder gives a flat +1000 to every node with a group the fraction fits in,
+// however full; binpack on free whole GPUs decides between such nodes. A user sees a 0.5 pod join the 0.25 group on
+// the busier node b, not the 0.5 group on a, as with the real KAI-Scheduler.
+TEST(SchedPlacement, Sim9KaiFractionNodeOrderIgnoresHowFullTheGroupIs) {
+  std::vector<PlacementNode> nodes = {gpu_node("node-a"), gpu_node("node-b")};
+  std::vector<NodeUse> uses(2);
+  uses[0].groups = {GpuGroupUse{"ga", 50, 1, 0, 1}};  // node-a: a group at 0.5, one free GPU
+  uses[1].groups = {GpuGroupUse{"gb", 25, 1, 0, 1}};  // node-b: a group at 0.25, the other GPU whole
+  uses[1].whole_gpus = 1;
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}};
+  PlacementPod p;
+  p.fraction = 50;
+  Decision d = place(p, slots, Strategy::kKai);
+  EXPECT_EQ(d.node, "node-b");
+  EXPECT_EQ(d.group, "gb");
+  EXPECT_FALSE(d.new_group);
+}
+
+// SIM-9 (findings F1b, F3): between nodes with a fitting group and equally many free GPUs the node name decides,
+// not the fuller group or the more allocated node. A user sees the 0.5 pod on node-a (group at 0.25), like KAI.
+TEST(SchedPlacement, Sim9KaiFractionTieGoesToTheNodeName) {
+  std::vector<PlacementNode> nodes = {gpu_node("node-a", 1), gpu_node("node-b", 1)};
+  std::vector<NodeUse> uses(2);
+  uses[0].groups = {GpuGroupUse{"ga", 25, 1, 0, 1}};
+  uses[1].groups = {GpuGroupUse{"gb", 50, 1, 0, 1}};
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}};
+  PlacementPod p;
+  p.fraction = 50;
+  Decision d = place(p, slots, Strategy::kKai);
+  EXPECT_EQ(d.node, "node-a");
+  EXPECT_EQ(d.group, "ga");
+  // Pods 0.5, 0.4, 0.2 on groups at 0.40 (a) and 0.50 (b): KAI strands the 0.2 (findings section 2, item 2).
+  uses[0].groups = {GpuGroupUse{"ga", 40, 1, 0, 1}};
+  std::vector<std::string> got;
+  for (int f : {50, 40, 20}) {
+    p.fraction = f;
+    d = place(p, slots, Strategy::kKai);
+    got.push_back(d.scheduled ? d.node : "pending");
+    if (!d.scheduled) continue;
+    for (auto& u : uses) {
+      for (auto& g : u.groups) g.hundredths += g.id == d.group ? f : 0;
+    }
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"node-a", "node-b", "pending"}));
+}
+
+// SIM-9: on the chosen node the fraction joins the fullest group it fits in; a node whose groups it does not fit
+// in comes after every node with a fitting group, whatever their free GPUs, and then opens a new GPU.
+TEST(SchedPlacement, Sim9KaiFractionFittingGroupBeatsFreeGpusAndFullestGroupWinsOnTheNode) {
+  std::vector<PlacementNode> nodes = {gpu_node("node-a", 6), gpu_node("node-b", 2), gpu_node("node-c", 2)};
+  std::vector<NodeUse> uses(3);
+  uses[0].groups = {GpuGroupUse{"a0", 20, 1, 0, 1}, GpuGroupUse{"a1", 60, 1, 1, 1}, GpuGroupUse{"a2", 90, 1, 2, 1}};
+  uses[1].groups = {GpuGroupUse{"b0", 80, 1, 0, 1}};
+  uses[1].whole_gpus = 1;  // node-b: no free GPU
+  uses[2].whole_gpus = 1;  // node-c: one free GPU, no group (node-a has three free)
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}, {&nodes[2], &uses[2]}};
+  PlacementPod p;
+  p.fraction = 20;  // fits a0, a1, b0: node-b has fewer free GPUs
+  EXPECT_EQ(place(p, slots, Strategy::kKai).group, "b0");
+  p.fraction = 30;  // fits a0 and a1 only: node-a (not node-c with fewer free GPUs), its fullest fitting group
+  Decision d = place(p, slots, Strategy::kKai);
+  EXPECT_EQ(d.node, "node-a");
+  EXPECT_EQ(d.group, "a1");
+  p.fraction = 95;  // fits no group: a new GPU on the node with the fewest free GPUs
+  d = place(p, slots, Strategy::kKai);
+  EXPECT_EQ(d.node, "node-c");
+  EXPECT_TRUE(d.new_group);
+}
+
+// SIM-9 (findings W1/W2): whole-GPU pods go to the node with fewer free GPUs, then by node name; how much of a node
+// is allocated does not break the tie. A user sees the pod on node-a in both cases, like KAI (and CON-6).
+TEST(SchedPlacement, Sim9KaiWholeGpuTieGoesToTheNodeName) {
+  std::vector<PlacementNode> nodes = {gpu_node("node-a", 4), gpu_node("node-b", 8)};
+  std::vector<NodeUse> uses(2);
+  uses[0].whole_gpus = 2;  // W1: 2 of 4 used
+  uses[1].whole_gpus = 6;  // 6 of 8 used
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}};
+  PlacementPod p;
+  p.gpus = 1;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "node-a");
+  std::vector<PlacementNode> w2 = {gpu_node("node-a"), gpu_node("node-b")};
+  std::vector<NodeUse> w2_uses(2);
+  w2_uses[0].groups = {GpuGroupUse{"ga", 25, 1, 0, 1}};  // W2: a group at 0.25
+  w2_uses[1].whole_gpus = 1;                             // one whole pod
+  slots = {{&w2[0], &w2_uses[0]}, {&w2[1], &w2_uses[1]}};
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "node-a");
+}
+
+// SIM-9 (findings F9): a kai-scheduler pod without GPUs is placed like KAI places it: nodes without GPUs first
+// (resourcetype +10), then the fewest free millicores (CPU binpack), then the node name; PreferNoSchedule taints are
+// not scored. A user sees such pods packed onto the CPU node already busiest, not spread as default-scheduler does.
+TEST(SchedPlacement, Sim9KaiCpuOnlyPodsBinpackCpuNodesFirst) {
+  std::vector<PlacementNode> nodes = {gpu_node("cpu-a", 0), gpu_node("cpu-b", 0), gpu_node("gpu-c", 2)};
+  std::vector<NodeUse> uses(3);
+  uses[0].cpu_milli = 4000;   // cpu-a: 12 cores free
+  uses[1].cpu_milli = 12000;  // cpu-b: 4 cores free
+  uses[2].cpu_milli = 15000;  // gpu-c: 1 core free, but it has GPUs
+  std::vector<NodeSlot> slots = {{&nodes[0], &uses[0]}, {&nodes[1], &uses[1]}, {&nodes[2], &uses[2]}};
+  PlacementPod p;
+  p.cpu_milli = 1000;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-b");
+  EXPECT_EQ(place(p, slots, Strategy::kDefault).node, "cpu-a");  // default-scheduler spreads (LeastAllocated)
+  nodes[1].taints = {{"spot", "true", "PreferNoSchedule"}};
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-b");  // not scored by KAI
+  p.cpu_milli = 8000;  // fits only cpu-a among the CPU nodes
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-a");
+  p.cpu_milli = 13000;  // fits no CPU node: the GPU node
+  uses[2].cpu_milli = 0;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "gpu-c");
+  p.cpu_milli = 1000;  // equal free millicores: the node name
+  uses[1].cpu_milli = 4000;
+  EXPECT_EQ(place(p, slots, Strategy::kKai).node, "cpu-a");
+}
+
 TEST(SchedPlacement, SevenFractionsOnATwoGpuNode) {  // issue 3: six fit, three per GPU, the seventh does not
   Ledger ledger;
   SimNode node;
