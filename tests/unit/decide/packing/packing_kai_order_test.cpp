@@ -1,8 +1,10 @@
 // CON-6 as KAI-Scheduler v0.13 places the replacement pods of a drain (default binpack): a fraction goes to a node
 // with a shared GPU it fits on (however full), then to the node with the fewest free GPUs, then by node name; on
-// that node to its fullest fitting shared GPU, else a free one. Whole GPUs: fewest free GPUs, then name.
+// that node to its fullest fitting shared GPU, else a free one. Whole GPUs: fewest free GPUs, then name. Pods are
+// placed in the order the drain evicts them (CON-7 (3)), which is the order KAI sees their replacements.
 #include <gtest/gtest.h>
 
+#include "decide/packing/drain.h"
 #include "decide/packing/strategy.h"
 #include "packing_fixtures.h"
 
@@ -137,6 +139,44 @@ TEST(PackingKaiOrder, RegistryKnowsKaiBinpackOnly) {  // DESIGN §7
   EXPECT_EQ(find_strategy("best-fit"), nullptr);
   EXPECT_EQ(strategy_names(), std::vector<std::string>{"kai-binpack"});
   EXPECT_EQ(Options{}.strategy, "kai-binpack");
+}
+
+// ---------------------------------------------------------------- placement order = eviction order
+
+Pool tainted_src(std::vector<PoolPod> src_pods) {
+  PoolNode src = node("src", 4);
+  src.consolidating_policy = "pool";
+  src.taints.push_back({kConsolidatingTaint, "pool", "NoSchedule"});
+  Pool pool{{node("node-a"), node("node-b"), src}, {frac("x", "node-a", 40), frac("y", "node-b", 50)}};
+  for (PoolPod& p : src_pods) pool.pods.push_back(std::move(p));
+  return pool;
+}
+
+TEST(PackingKaiOrder, TheDrainEvictsInThePlansOrder) {  // CON-6, CON-7 (3)
+  DrainInput in;
+  in.pool = tainted_src({frac("p1", "src", 50, "g1"), frac("p2", "src", 40, "g2"), frac("p3", "src", 10, "g2")});
+  in.options.policy = "pool";
+  in.drain = DrainUnderWay{"src", common::TimePoint{}};
+  in.now = common::TimePoint{} + std::chrono::seconds(5);
+  DrainDecision s = next_drain_step(in);
+  ASSERT_EQ(s.action, DrainAction::kEvict) << s.message;
+  const Candidate again = recheck_drain(in.pool, "src", in.options);
+  ASSERT_EQ(s.evict.size(), again.placements.size());
+  for (std::size_t i = 0; i < s.evict.size(); ++i) EXPECT_EQ(s.evict[i].name, again.placements[i].name) << i;
+  EXPECT_EQ(s.evict[0].name, "p1");
+  EXPECT_EQ(s.evict[2].name, "p3");
+}
+
+TEST(PackingKaiOrder, APodAPdbRefusesNowIsPlacedAfterTheOthers) {  // CON-6, CON-7 (3), CON-7a
+  // The 0.5 pod's eviction is refused (429) and retried later: the 0.4 pod's replacement comes first and takes
+  // node-a (0.8), the 0.5 one then node-b (1.0). Largest first would have sent 0.5 -> node-a, 0.4 -> node-b.
+  PoolPod big = frac("big", "src", 50, "g1");
+  big.unmovable = "PDB allows no disruption";
+  Candidate c = recheck_drain(tainted_src({big, frac("small", "src", 40, "g2")}), "src", Options{});
+  ASSERT_TRUE(c.feasible) << c.reason;
+  ASSERT_EQ(c.placements.size(), 2u);
+  EXPECT_EQ(c.placements[0], (Placement{"ml", "small", 40, "node-a", {0}}));
+  EXPECT_EQ(c.placements[1], (Placement{"ml", "big", 50, "node-b", {0}}));
 }
 
 }  // namespace
