@@ -3,7 +3,7 @@ CON-11, VAL-1): kubex-sim with the consolidation pools of test_consolidation.py 
 KAI-like scheduler; no engine runs, the command only reads.
 
 Pool `a` (4 nodes × 2 T4 GPUs): a-node-0 holds 0.7 and 0.45 (one GPU each, 57.5 %), a-node-1 holds 0.25 (12.5 %),
-a-node-2 holds 0.5 (25 %), a-node-3 is empty. The plan drains a-node-1 onto a-node-0's fuller GPU (best fit, CON-6),
+a-node-2 holds 0.5 (25 %), a-node-3 is empty. The plan drains a-node-1 onto a-node-0's fuller GPU (CON-6, KAI's order),
 then a-node-2 onto its other GPU, and stops with no node below 75 %. Pool `d` (2 nodes × 1 GPU, 16 CPUs): two 0.25
 pods whose CPU requests do not fit each other's node (CON-6a `cpu`)."""
 import json
@@ -71,7 +71,7 @@ def test_json_pool_candidates_sequence_and_bound(cluster):  # CLI-2, CON-2…CON
     assert first["feasible"] and first["reason"] == ""
     gpu_07 = usage["a-node-0"]["gpus"].index("0.7")
     assert first["placements"] == [{"pod": pod_name(cluster, "small"), "size": "0.25", "to": "a-node-0",
-                                    "gpus": [gpu_07]}]  # CON-6 best fit: the 0.7 GPU, leaving 0.01 below its cap
+                                    "gpus": [gpu_07]}]  # CON-6: no free GPU, fullest group: 0.7, 0.01 below its cap
     assert {c["node"]: c["reason"] for c in cands if not c["candidate"]} == {"a-node-3": "no GPU pods"}
     assert p["outcome"] == "WouldDrain" and p["message"] == "would drain a-node-1 (12.5%)"
     assert [s["node"] for s in p["drainSequence"]] == ["a-node-1", "a-node-2"]

@@ -48,7 +48,7 @@ const char* action_name(DrainAction a);  // "report", "taint", …
 struct DrainDecision {
   DrainAction action = DrainAction::kReport;
   std::string node;                 // the node tainted, evicted from, completed, blocked or aborted
-  std::vector<PoolPod> evict;       // kEvict: the pods to evict, in placement order
+  std::vector<PoolPod> evict;       // kEvict: the pods to evict, in placement order (= KAI's order, CON-6)
   std::vector<Placement> placements;  // kTaint, kWouldDrain: where the pods go
   // The `Available` condition to write ("" = keep the current one: waiting for another policy) and its message.
   std::string reason, message;
@@ -60,9 +60,10 @@ DrainDecision next_drain_step(const DrainInput& in);
 
 // CON-7a: can every GPU pod still on `node` that is not already leaving go to the other destinations of the pool
 // now? A pod already leaving is not placed again (its replacement is counted where it lands); a pod whose
-// PodDisruptionBudget the drain's own evictions spent is placed but does not stop the drain (its eviction is
-// retried, CON-7 (3)). Any other unmovable pod does. The result's `feasible`, `reason` (CON-6a wording, or "unmovable pod
-// <ns>/<name>: <why>" for a pod that became unmovable) and `blocker`.
+// PodDisruptionBudget the drain's own evictions spent is placed, after the others (the drain's evictions pass over
+// it and retry it later, CON-7 (3), so KAI places it last), but does not stop the drain. Any other unmovable pod
+// does. The result's `feasible`, `reason` (CON-6a wording, or "unmovable pod <ns>/<name>: <why>" for a pod that
+// became unmovable) and `blocker`.
 Candidate recheck_drain(const Pool& pool, const std::string& node, const Options& options);
 
 }  // namespace kubex::decide::packing

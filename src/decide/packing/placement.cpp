@@ -1,5 +1,5 @@
 // The working state of a pool (state.h) and the placement of one pod on destinations: CON-3 occupancy with its
-// compute modes, CON-2a caps, CON-5a products, CON-6 best fit through the strategy, CON-6a constraints.
+// compute modes, CON-2a caps, CON-5a products, CON-6 placement through the strategy, CON-6a constraints.
 #include <algorithm>
 #include <map>
 #include <string_view>

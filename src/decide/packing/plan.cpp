@@ -52,8 +52,18 @@ std::string not_candidate(const State& s, const NodeState& n, std::int32_t thres
   return "";
 }
 
+// A pod whose PodDisruptionBudget allows no disruption now: only a drain's recheck places one (CON-7a; a plan's
+// candidate with one is unmovable, CON-4). Its eviction is refused (429) and retried at a later reconcile, after
+// the drain's other evictions of this pass.
+bool refused_by_pdb(const PoolPod* p) { return p->unmovable == "PDB allows no disruption"; }
+
+// CON-6, CON-7 (3): the order the drain evicts the pods in, which is the order their replacements appear and KAI
+// places them (one PodGroup per replacement, taken oldest first): the plan's placements are the drain's eviction
+// list, so the plan places them in that order. Whole-GPU pods first (largest first), then fractions (largest
+// first), ties by pod name; pods a PDB refuses now go last (the drain's evictions pass over them, see above).
 bool placement_order(const PoolPod* a, const PoolPod* b) {
-  // CON-6: whole-GPU pods first (largest first), then fractions (largest first), ties by pod name.
+  bool ar = refused_by_pdb(a), br = refused_by_pdb(b);
+  if (ar != br) return br;
   bool aw = a->fraction == 0, bw = b->fraction == 0;
   if (aw != bw) return aw;
   if (a->gpu() != b->gpu()) return a->gpu() > b->gpu();
@@ -252,7 +262,7 @@ Candidate recheck_state(const State& s, const std::string& node, const Options& 
   const PoolPod* unmovable = nullptr;
   for (std::size_t i : n.pods) {
     const PoolPod& p = *s.pods[i].pod;
-    if (p.has_gpu() && !p.leaving && !p.unmovable.empty() && p.unmovable != "PDB allows no disruption" &&
+    if (p.has_gpu() && !p.leaving && !p.unmovable.empty() && !refused_by_pdb(&p) &&
         (unmovable == nullptr || p.key() < unmovable->key()))
       unmovable = &p;
   }

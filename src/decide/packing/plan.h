@@ -1,5 +1,5 @@
 // GPU node consolidation planning (SPEC §9): per-GPU occupancy (CON-2, CON-3), candidates (CON-4), destinations
-// (CON-5), feasibility by a placement strategy (CON-6, CON-6a; best-fit-decreasing by default, strategy.h), the
+// (CON-5), feasibility by a placement strategy (CON-6, CON-6a; KAI binpack in drain order by default, strategy.h), the
 // NoCandidate message (CON-10) and the status numbers (CON-11); and, for `kubex plan consolidation` (CLI-2),
 // the sequence of drains the policy would take if each drain succeeded in turn. Pure: no I/O, no clock.
 //
@@ -25,7 +25,7 @@ struct Options {
   // consolidation taint needs no special case, because a node with any consolidation taint is never a
   // destination (CON-5) and is skipped as a candidate (CON-7).
   std::string policy;
-  std::string strategy = "best-fit";    // a registered PlacementStrategy (strategy.h)
+  std::string strategy = "kai-binpack";  // a registered PlacementStrategy (strategy.h)
   // Evaluate feasibility only up to the first feasible candidate (what CON-7 needs); later candidates are
   // listed with feasible false and reason "not evaluated".
   bool stop_at_first_feasible = false;
@@ -67,7 +67,9 @@ struct Candidate {
   // ns/name: <unmovable>", "already draining for policy <p>". Infeasible: `pod <ns>/<name> (<size>) does not
   // fit[: cpu|memory|node selector|node affinity|taint <key>|gpu]` (CON-6, CON-6a). Feasible: "".
   std::string reason;
-  std::vector<Placement> placements;  // feasible: every GPU pod of the node, in placement order
+  // Feasible: every GPU pod of the node, in placement order, which is the order the drain evicts them in (CON-7)
+  // and so the order KAI places their replacements in (CON-6).
+  std::vector<Placement> placements;
   // CON-12: `feasible`, `infeasible`, `unmovable` or `above_threshold`; "" for nodes that are none of them (no
   // GPU capacity, no GPU pods, already draining).
   std::string result;

@@ -52,7 +52,7 @@ ReplacementFit replacement_fit(const Pool& pool, const std::string& ns, const st
   replacement.fraction = fraction > 0 ? fraction : 0;
   replacement.whole_gpus = fraction > 0 ? 0 : whole;
   detail::PlaceResult r = detail::place(s, ds, replacement, replacement.fraction, replacement.whole_gpus,
-                                        fraction > 0 ? &own.product : nullptr, *find_strategy("best-fit"));
+                                        fraction > 0 ? &own.product : nullptr, *find_strategy("kai-binpack"));
   if (r.placed) {
     out.fits = true;
     out.node = s.nodes[ds.nodes[r.destination]].node->name;

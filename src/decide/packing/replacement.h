@@ -1,5 +1,5 @@
 // ACT-2a: does the replacement of a pod fit the cluster now at a larger GPU size? The same packing rules as
-// consolidation (CON-2a cap, CON-3 occupancy, CON-5a model, CON-5b modes, CON-6 best fit, CON-6a constraints),
+// consolidation (CON-2a cap, CON-3 occupancy, CON-5a model, CON-5b modes, CON-6 placement, CON-6a constraints),
 // with the pod's own share, CPU and memory freed where it runs now. Pure: the caller gives the pool snapshot.
 #pragma once
 

@@ -1,6 +1,7 @@
 // Placement strategies behind one small interface (DESIGN §7, KAI-Scheduler's node-placement plugins): a
-// strategy chooses, for one pod, the destination GPU(s) among those CON-5 and CON-6a allow. Best-fit (CON-6) is
-// the one the SPEC prescribes; another (spread, MiB-aware) is an addition to the registry, not an edit.
+// strategy chooses, for one pod, the destination GPU(s) among those CON-5 and CON-6a allow. KAI binpack (CON-6)
+// is the one plans use, because KAI places the replacement pods; another (spread, MiB-aware) is an addition to the
+// registry, not an edit.
 #pragma once
 
 #include <cstdint>
@@ -39,17 +40,20 @@ class PlacementStrategy {
                                        std::int64_t whole, std::string_view mode) const = 0;
 };
 
-// CON-6 best fit: a fraction goes to the GPU with the least free capacity that still fits it (per-GPU sum ≤ the cap),
-// ties by node name then GPU index; k whole GPUs go to the node with the fewest completely free GPUs that still
-// has k, ties by node name, on its lowest free indexes.
-class BestFit final : public PlacementStrategy {
+// CON-6 as KAI-Scheduler v0.13 places a pod with its default binpack placement (gpusharingorder, nodeplacement
+// binpack, gpupack; node-score ties by name). A fraction goes to the node that has a shared GPU it fits on (per-GPU
+// sum ≤ the cap), however full, else to the one with the fewest completely free GPUs, ties by node name; there
+// on the fullest shared GPU it fits on, else on the lowest free GPU. So a fraction does NOT go to the fullest GPU of
+// the whole pool: a plan that counted on that could strand a later pod (kai_binpack.cpp). k whole GPUs go to the
+// node with the fewest completely free GPUs that still has k, ties by node name, on its lowest free indexes.
+class KaiBinpack final : public PlacementStrategy {
  public:
-  std::string_view name() const override { return "best-fit"; }
+  std::string_view name() const override { return "kai-binpack"; }
   std::optional<Choice> choose(const std::vector<DestinationView>& destinations, Hundredths size,
                                std::int64_t whole, std::string_view mode) const override;
 };
 
-// The registry: "best-fit" → BestFit. nullptr for an unknown name.
+// The registry: "kai-binpack" → KaiBinpack. nullptr for an unknown name.
 const PlacementStrategy* find_strategy(std::string_view name);
 std::vector<std::string> strategy_names();
 

@@ -11,7 +11,7 @@ using namespace std::chrono_literals;
 
 const common::TimePoint kNow = common::TimePoint{std::chrono::seconds(1'800'000'000)};
 
-// The SPEC §9 example: n2's 0.25 fits on n1 (best fit).
+// The SPEC §9 example: n2's 0.25 goes to n1 (n1 and n3 both have a group it fits, no free GPU: name).
 Pool example() {
   return {{node("n1"), node("n2"), node("n3")}, {frac("p1", "n1", 50), frac("p4", "n1", 25), frac("p2", "n2", 25),
                                                   frac("p3", "n3", 50)}};

@@ -1,5 +1,5 @@
-// CON-4 candidates, CON-5 destinations, CON-6 best-fit-decreasing, CON-10 message, CON-11 numbers, the SPEC §9
-// example, and the CLI-2 drain sequence.
+// CON-4 candidates, CON-5 destinations, CON-6 placement (KAI's order: packing_kai_order_test.cpp), CON-10
+// message, CON-11 numbers, the SPEC §9 example, and the CLI-2 drain sequence.
 #include <gtest/gtest.h>
 
 #include "decide/packing/strategy.h"
@@ -25,7 +25,8 @@ TEST(PackingPlan, SpecExampleStep1DrainsN2OntoN1) {  // SPEC §9 example, CON-4,
   ASSERT_NE(first, nullptr);
   EXPECT_EQ(first->node, "n2");
   ASSERT_EQ(first->placements.size(), 1u);
-  EXPECT_EQ(first->placements[0], (Placement{"ml", "p2", 25, "n1", {0}}));  // best fit: free 0.25 leaves 0
+  // n1 and n3 both have a GPU group it fits on and no free GPU: n1 by name (KAI), which is also the best fit.
+  EXPECT_EQ(first->placements[0], (Placement{"ml", "p2", 25, "n1", {0}}));
   EXPECT_EQ(p.message, "");
 }
 
@@ -61,14 +62,17 @@ TEST(PackingPlan, DrainSequenceChainsDrainsAndNeverReusesADrainedNode) {  // CLI
   Pool pool{{node("a"), node("b"), node("c"), node("d")},
             {frac("pa", "a", 10), frac("pb", "b", 20), frac("pc", "c", 30), frac("pd", "d", 40)}};
   DrainSequence d = drain_sequence(pool, {});
-  // a (10%) -> best fit is d (0.4 + 0.1 leaves 0.5); then b (20%) -> d (0.5 + 0.2); then c (30%) -> d (1.00).
+  // Every node has a group that fits and no free GPU, so KAI's order is the node name (CON-6). a (10%) -> b (0.3);
+  // then b (30%, before c by name): 0.2 and 0.1 -> c (0.6), not back to the drained a; then d (40%) -> c (1.00).
   ASSERT_EQ(d.steps.size(), 3u);
   EXPECT_EQ(d.steps[0].node, "a");
-  EXPECT_EQ(d.steps[0].placements[0].to, "d");
+  EXPECT_EQ(d.steps[0].placements[0].to, "b");
   EXPECT_EQ(d.steps[1].node, "b");
-  EXPECT_EQ(d.steps[1].placements[0].to, "d");
-  EXPECT_EQ(d.steps[2].node, "c");
-  EXPECT_EQ(d.steps[2].placements[0].to, "d");
+  ASSERT_EQ(d.steps[1].placements.size(), 2u);
+  EXPECT_EQ(d.steps[1].placements[0], (Placement{"ml", "pb", 20, "c", {0}}));
+  EXPECT_EQ(d.steps[1].placements[1], (Placement{"ml", "pa", 10, "c", {0}}));
+  EXPECT_EQ(d.steps[2].node, "d");
+  EXPECT_EQ(d.steps[2].placements[0].to, "c");
   EXPECT_EQ(d.gpus_freed, 3);
   EXPECT_EQ(d.gpus_in_use_after, 1);
   EXPECT_EQ(d.final_plan.message, "pool: 4 nodes, 4 GPUs, 1.00 allocated; no node below 75% with movable GPU pods");
@@ -175,8 +179,9 @@ TEST(PackingPlan, OverCapacityNodeIsNoDestination) {  // CON-3
   EXPECT_FALSE(find_candidate(p, "c")->feasible);
 }
 
-TEST(PackingPlan, BestFitPicksTheGpuWithLeastFreeThatFits) {  // CON-6
-  // d1 GPUs [0.8, 0.5] (larger group first), d2 [0.7]; pod 0.2 leaves 0.0 / 0.3 / 0.1 -> d1 GPU0.
+TEST(PackingPlan, FractionGoesToTheFullestFittingGroupOfTheFirstNode) {  // CON-6
+  // d1 GPUs [0.8, 0.5] (larger group first), d2 [0.7]: both nodes have a group 0.2 fits on and no free GPU, so d1
+  // by name, and there its fullest group that fits, GPU0 (0.8 -> 1.0).
   Pool pool{{node("c"), node("d1", 2), node("d2")},
             {frac("p", "c", 20), frac("a", "d1", 50, "g1"), frac("b", "d1", 80, "g2"), frac("e", "d2", 70)}};
   auto c = find_candidate(plan(pool, {}), "c");
@@ -184,7 +189,7 @@ TEST(PackingPlan, BestFitPicksTheGpuWithLeastFreeThatFits) {  // CON-6
   EXPECT_EQ(c->placements[0], (Placement{"ml", "p", 20, "d1", {0}}));
 }
 
-TEST(PackingPlan, BestFitTiesByNodeNameThenGpuIndex) {  // CON-6
+TEST(PackingPlan, FractionTiesByNodeNameThenGpuIndex) {  // CON-6
   Pool pool{{node("c"), node("zz", 2), node("aa", 2)},
             {frac("p", "c", 20), frac("z0", "zz", 50, "g1"), frac("z1", "zz", 50, "g2"), frac("a0", "aa", 50, "g1"),
              frac("a1", "aa", 50, "g2")}};
@@ -246,9 +251,7 @@ TEST(PackingPlan, StopAtFirstFeasibleLeavesLaterCandidatesUnevaluated) {  // CON
   EXPECT_EQ(p.candidates[1].reason, "not evaluated");
 }
 
-TEST(PackingStrategy, RegistryKnowsBestFitOnly) {  // DESIGN §7
-  ASSERT_NE(find_strategy("best-fit"), nullptr);
-  EXPECT_EQ(find_strategy("best-fit")->name(), "best-fit");
+TEST(PackingStrategy, UnknownStrategyIsAnError) {  // DESIGN §7 (the registry: packing_kai_order_test.cpp)
   EXPECT_EQ(find_strategy("spread"), nullptr);
   Options o;
   o.strategy = "spread";
