@@ -94,25 +94,38 @@ def control_plane_bin():
     return pathlib.Path(res.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(scope="session")
-def cp():
-    control_plane_bin()
-    wd = tempfile.mkdtemp(prefix="kubex-conformance-")
+LOGS = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kai-podgrouper", "kai-queuecontroller",
+        "kai-podgroupcontroller", "kai-binder", "kai-scheduler", "kai-admission")
+
+
+def up_plane(prefix, *flags):
+    """`scripts/control-plane.sh up DIR [--kai]` as a user runs it; a failure fails the test with the script's line
+    and the tails of the component logs."""
+    wd = tempfile.mkdtemp(prefix=prefix)
     t0 = time.monotonic()
-    res = subprocess.run([str(SCRIPT), "up", wd], capture_output=True, text=True, timeout=300)
+    res = subprocess.run([str(SCRIPT), "up", wd, *flags], capture_output=True, text=True, timeout=1800)
     if res.returncode != 0:
         logs = "".join(f"\n--- {n}.log (tail)\n" + "\n".join(pathlib.Path(wd, f"{n}.log").read_text(errors="replace")
                                                          .splitlines()[-15:])
-                       for n in ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler")
-                       if pathlib.Path(wd, f"{n}.log").exists())
+                       for n in LOGS if pathlib.Path(wd, f"{n}.log").exists())
         subprocess.run([str(SCRIPT), "down", wd], capture_output=True, text=True, timeout=60)
         pytest.fail(f"the control plane did not come up: {res.stderr.strip()}{logs}", pytrace=False)
-    print(f"\ncontrol plane up in {time.monotonic() - t0:.1f}s ({wd})")
-    plane = ControlPlane(wd)
-    yield plane
-    subprocess.run([str(SCRIPT), "down", wd], capture_output=True, text=True, timeout=120)
+    print(f"\ncontrol plane {' '.join(flags)} up in {time.monotonic() - t0:.1f}s ({wd})")
+    return ControlPlane(wd)
+
+
+def down_plane(plane):
+    subprocess.run([str(SCRIPT), "down", str(plane.workdir)], capture_output=True, text=True, timeout=120)
     if os.environ.get("KUBEX_CONFORMANCE_KEEP") != "1":
-        shutil.rmtree(wd, ignore_errors=True)
+        shutil.rmtree(plane.workdir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def cp():
+    control_plane_bin()
+    plane = up_plane("kubex-conformance-")
+    yield plane
+    down_plane(plane)
 
 
 def crd_manifests():
@@ -124,6 +137,10 @@ def crd_manifests():
 def crds(cp):
     """The rightsizing CRDs as users install them: `helm install` of charts/kubex-crds with the pinned helm (v4:
     server-side apply by default) into the real kube-apiserver."""
+    return install_crds(cp)
+
+
+def install_crds(cp):
     cp.helm("install", "kubex-crds", str(ROOT / "charts" / "kubex-crds"), "--kubeconfig", cp.kubeconfig, "--wait",
             "--timeout", "120s")
     plurals = [line.split(":", 1)[1].strip() for line in crd_manifests().splitlines() if line.startswith("  name: ")]

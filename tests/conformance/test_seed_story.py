@@ -60,13 +60,14 @@ nodePools:
 class Agent:
     """`kubex-sim agent` as a user runs it: its own process, a kubeconfig, a pool file; SIGTERM stops it."""
 
-    def __init__(self, kubeconfig, pools, workdir):
+    def __init__(self, kubeconfig, pools, workdir, name=AGENT, extra_args=()):
         self.metrics = f"127.0.0.1:{free_port()}"
         self.log_path = pathlib.Path(workdir) / "agent.log"
         self.log = open(self.log_path, "wb")
+        config = ["--config", str(pools)] if pools else []
         self.proc = subprocess.Popen(
-            [str(BIN / "kubex-sim"), "agent", "--kubeconfig", kubeconfig, "--config", str(pools), "--name", AGENT,
-             "--metrics-listen", self.metrics], stdout=subprocess.PIPE, stderr=self.log, text=True)
+            [str(BIN / "kubex-sim"), "agent", "--kubeconfig", kubeconfig, *config, "--name", name,
+             "--metrics-listen", self.metrics, *extra_args], stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.ready = self.proc.stdout.readline()
         assert self.ready.startswith("kubex-sim agent ready"), f"{self.ready!r}\n{self.output()}"
 
