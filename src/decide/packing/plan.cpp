@@ -74,15 +74,17 @@ bool placement_order(const PoolPod* a, const PoolPod* b) {
 // ones of the candidate's GPU product (CON-5a).
 void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& destinations,
               const PlacementStrategy& strategy, Candidate& out) {
-  // CON-5a: only destinations of the candidate's GPU product are tried (filtered here once, not pod by pod: a pool
-  // of several models would otherwise carry every node along); with none, each pod fails on `gpu model`.
+  // CON-5a: the pods stay on the candidate's GPU product. KAI does not know that rule: it places a replacement pod
+  // on whichever destination it prefers, whatever its GPU model (SIM-9). So every destination is offered to the
+  // strategy (KAI's choice), and a pod whose choice is a node of another model makes the candidate infeasible on
+  // `gpu model`: the plan never counts on a same-model placement KAI would not make.
   const std::string& product = s.nodes[cand].product;
   std::vector<std::size_t> others;
-  bool other_models = false;
+  bool same_model = false, other_models = false;
   for (std::size_t d : destinations) {
     if (d == cand) continue;
-    if (s.nodes[d].product == product) others.push_back(d);
-    else other_models = true;
+    others.push_back(d);
+    (s.nodes[d].product == product ? same_model : other_models) = true;
   }
   Destinations dests = destinations_of(s, others);
   // A pod already leaving (a drain's earlier eviction) is not placed again: its replacement is counted where it
@@ -93,11 +95,24 @@ void evaluate(const State& s, std::size_t cand, const std::vector<std::size_t>& 
   std::sort(moving.begin(), moving.end(), placement_order);
   for (const PoolPod* pod : moving) {
     PlaceResult r;
-    if (!others.empty() || !other_models) {
+    if (same_model || !other_models) {
       r = place(s, dests, *pod, pod->fraction, pod->whole_gpus, nullptr, strategy);
     } else {
       r.failed = Check::kGpuModel;
       r.constraint_failed = true;
+    }
+    if (r.placed && s.nodes[dests.nodes[r.destination]].product != product) {
+      const NodeState& to = s.nodes[dests.nodes[r.destination]];
+      out.feasible = false;
+      out.placements.clear();
+      PlaceResult model;
+      model.failed = Check::kGpuModel;
+      model.constraint_failed = true;
+      out.reason = does_not_fit(*pod, pod->gpu(), model) + " (KAI would place it on " + to.node->name + ", a " +
+                   to.product + ")";
+      out.result = "infeasible";
+      out.blocker = blocker_name(Check::kGpuModel);
+      return;
     }
     if (!r.placed) {
       out.feasible = false;

@@ -66,20 +66,36 @@ TEST(PackingCap, AT4GpuAtItsCapTakesNoMoreAndPodsAboveItStay) {  // CON-2a
   EXPECT_TRUE(find_candidate(plan(pool, no_reserve), "n2")->feasible);
 }
 
-TEST(PackingModels, ADrainNeverMovesAFractionToAnotherGpuModel) {  // CON-5a
-  Pool pool{{gpu_node("t4-a", "T4", "15360"), gpu_node("t4-b", "T4", "15360"), gpu_node("l4-a", "L4", "23034")},
-            {frac("p1", "t4-a", 20), frac("p2", "t4-b", 75), frac("p3", "l4-a", 10)}};
+TEST(PackingModels, ADrainNeverMovesAFractionToAnotherGpuModel) {  // CON-5a, CON-6
+  // The L4 has more room, but is another model; KAI, which does not know CON-5a, prefers the T4 too (both nodes
+  // have a shared GPU the fraction fits on and no free GPU: the name decides, t4-b before z-l4).
+  Pool pool{{gpu_node("t4-a", "T4", "15360"), gpu_node("t4-b", "T4", "15360"), gpu_node("z-l4", "L4", "23034")},
+            {frac("p1", "t4-a", 20), frac("p2", "t4-b", 75), frac("p3", "z-l4", 10)}};
   Plan p = plan(pool, threshold(75));
   auto t4a = find_candidate(p, "t4-a");
   ASSERT_TRUE(t4a && t4a->feasible);
   ASSERT_EQ(t4a->placements.size(), 1u);
-  EXPECT_EQ(t4a->placements[0].to, "t4-b");  // the L4 has more room, but is another model
-  auto l4 = find_candidate(p, "l4-a");
+  EXPECT_EQ(t4a->placements[0].to, "t4-b");
+  auto l4 = find_candidate(p, "z-l4");
   ASSERT_TRUE(l4);
   EXPECT_FALSE(l4->feasible);
-  EXPECT_EQ(l4->reason, "pod ml/p3 (0.1) does not fit: gpu model");
+  EXPECT_EQ(l4->reason, "pod ml/p3 (0.1) does not fit: gpu model");  // no other L4
   EXPECT_EQ(l4->blocker, "gpu model");
   EXPECT_EQ(p.gpu_models, (std::vector<GpuModelCount>{{"L4", 1}, {"T4", 2}}));
+}
+
+TEST(PackingModels, ADrainKaiWouldTakeToAnotherGpuModelIsNotPlanned) {  // CON-5a, CON-6, SIM-9
+  // The same pool with the L4 named first: KAI would put p1 on the L4 (a shared GPU it fits on, no free GPU on
+  // either node, then the node name), so the plan cannot count on t4-b: t4-a is not drainable.
+  Pool pool{{gpu_node("t4-a", "T4", "15360"), gpu_node("t4-b", "T4", "15360"), gpu_node("a-l4", "L4", "23034")},
+            {frac("p1", "t4-a", 20), frac("p2", "t4-b", 75), frac("p3", "a-l4", 10)}};
+  Plan p = plan(pool, threshold(75));
+  auto t4a = find_candidate(p, "t4-a");
+  ASSERT_TRUE(t4a);
+  EXPECT_FALSE(t4a->feasible);
+  EXPECT_EQ(t4a->reason, "pod ml/p1 (0.2) does not fit: gpu model (KAI would place it on a-l4, a L4)");
+  EXPECT_EQ(t4a->blocker, "gpu model");
+  EXPECT_TRUE(t4a->placements.empty());
 }
 
 TEST(PackingModels, AMixedPoolSaysSoWhenNothingIsDrained) {  // CON-5a, CON-10

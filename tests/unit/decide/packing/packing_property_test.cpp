@@ -330,10 +330,12 @@ TEST(PackingProperty, RandomPoolsNeverOverfillStrandOrBreakConstraints) {  // CO
     }
     EXPECT_EQ(q.message, p.message) << where;
   }
-  // The generator exercises both outcomes and chains of drains (else the properties above prove little).
+  // The generator exercises both outcomes and chains of drains (else the properties above prove little). Its pools
+  // mix GPU models, where a move KAI would make to another model blocks a drain (CON-5a, CON-6): fewer drains than
+  // when the planner chose among same-model nodes only (about 485 in 3,000 then 600).
   EXPECT_GT(feasible, kCases / 10);
   EXPECT_GT(infeasible, kCases / 10);
-  EXPECT_GT(drains, kCases / 5);
+  EXPECT_GT(drains, kCases / 8);
 }
 
 }  // namespace
