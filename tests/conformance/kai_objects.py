@@ -82,7 +82,7 @@ def queue_status(cp, name):
     return q.get("status", {})
 
 
-def component_errors(cp, since=None):
+def component_errors(cp):
     """Error lines of KAI's components (their logs in the plane's directory), by component."""
     out = {}
     for c in KAI_COMPONENTS:

@@ -11,18 +11,16 @@ webhook passes; the guide's starter example is applied as written.
 Every outcome is read on KAI's own objects as well as on pods (tests/conformance/kai_objects.py): the PodGroup its
 podgrouper made, the BindRequest its scheduler wrote, the reservation pod of a fraction, Queue status.
 
-The snapshot is KAI between v0.13 and v0.14 (docs/gpu-sharing.md "Which KAI each lane proves"): it has no
+The snapshot is KAI between v0.13 and v0.14 (docs/gpu-sharing.md "Which KAI each test lane proves"): it has no
 NvFractions mode and no `gpu-fraction.limit`, so this lane runs kubex's default mode (NonMemoryEnforced, no limit).
 """
 import json
-import pathlib
-import time
 
 import pytest
 
 import kai_objects as kai
-from conftest import (BIN, ENGINE_NS, GROUP, HERE, ROOT, EngineProcess, control_plane_bin, down_plane, free_port,
-                      install_crds, run, sa_kubeconfig, up_plane, wait_for)
+from conftest import (BIN, ENGINE_NS, GROUP, HERE, ROOT, EngineProcess, control_plane_bin, down_plane, install_crds,
+                      run, sa_kubeconfig, up_plane, wait_for)
 from test_engine import Env, chart_rbac
 from test_gpu_metrics import Prometheus
 from test_reactive import API, apply
