@@ -83,8 +83,8 @@ int run_agent(const AgentOptions& o) {
   }
   std::size_t nodes = cluster::node_specs(config).size();
   std::printf("kubex-sim agent ready server=%s nodes=%zu label=%s=%s kai-scheduler=%s%s%s\n", conn->server.c_str(),
-              nodes, cluster::kNodeAgentLabel, o.name.c_str(), o.kai_scheduler.c_str(), metrics.empty() ? "" : " metrics=",
-              metrics.c_str());
+              nodes, cluster::kNodeAgentLabel, o.name.c_str(), o.kai_scheduler.c_str(),
+              metrics.empty() ? "" : " metrics=", metrics.c_str());
   std::fflush(stdout);
   int sig = 0;
   sigwait(&termination, &sig);
