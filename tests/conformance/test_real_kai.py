@@ -295,8 +295,8 @@ def test_kai_judges_the_gpu_requests_kubex_leaves_alone(real_kai):  # ADM-5, SIM
 
 # Item 6: where kubex-sim's KAI and the real KAI differ, the real one is right. The same placement and refusal
 # scenarios run on the real KAI (this module's plane, the `adm` pool) and on `kubex-sim serve`'s KAI-like scheduler
-# (a pool of the same name and shape); both must give the real KAI's answer. docs/kubex-sim-and-real-kai.md keeps the table of
-# what still differs, and why.
+# (a pool of the same name and shape); both must give the real KAI's answer. docs/kubex-sim-and-real-kai.md keeps the
+# table of what still differs, and why.
 DIFF_NS = "kai-diff"
 DIFF_POOL = "nodePools:" + ADM_POOL
 
