@@ -577,17 +577,19 @@ def kubex_plan(env, policy):
     return plan
 
 
-# KAI's own components updating the same PodGroup at once: a conflict its controller retries (the object is KAI's,
-# not kubex's).
-KAI_OWN_CONFLICT = "Operation cannot be fulfilled on podgroups.scheduling.run.ai"
+def kai_own_podgroup_race(line):
+    """A reconcile of KAI's own PodGroup that its controller retries: two of KAI's components updating it at once
+    ("the object has been modified"), or the PodGroup already gone with the pod it was for ("not found": a pod
+    deleted, e.g. evicted, while the podgrouper was updating its group). The object is KAI's, not kubex's."""
+    return "podgroups.scheduling.run.ai" in line and ("the object has been modified" in line or "not found" in line)
 
 
 def story_errors(cp, namespaces):
     """KAI component log lines at error level that name one of the story's namespaces (a kubex write KAI could not
-    carry out would show there), less KAI's own retried PodGroup update conflicts."""
+    carry out would show there: a refused bind, an invalid request), less KAI's own retried PodGroup races."""
     out = {}
     for c, lines in kai.component_errors(cp).items():
-        mine = [l for l in lines if any(ns in l for ns in namespaces) and KAI_OWN_CONFLICT not in l]
+        mine = [l for l in lines if any(ns in l for ns in namespaces) and not kai_own_podgroup_race(l)]
         if mine:
             out[c] = mine
     return out
