@@ -25,6 +25,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # One proactive history reload (issue 24) at a tenth of its size.
   /usr/bin/python3 bench/proactive/history_reload.py --build "$build" --workloads 500 --transitions 5
+  echo
+  # Sizing replayed on the GenAI serving trace (issue 36; ../shared/data/alibaba-gentd26): about 20 seconds.
+  /usr/bin/python3 bench/sizing/rule_costs.py --build "$build"
 else
   "$bin/bench-apiserver"
   echo
@@ -50,6 +53,10 @@ else
   echo
   # One reactive cycle over 200 workloads × 10 KAI fraction pods with a real Prometheus (issue 14): about 4 minutes.
   /usr/bin/python3 bench/reactive/reactive_cycle.py --build "$build"
+  echo
+  # Sizing replayed on the GenAI serving trace (issue 36; ../shared/data/alibaba-gentd26, "Alibaba Cluster Trace
+  # Program, cluster-trace-v2026-GenAI"): the starter, the safe-sizing preset, three references, rule costs; ~20 s.
+  /usr/bin/python3 bench/sizing/rule_costs.py --build "$build"
   echo
   # The engine with everything on (CRDs, the starter example, consolidation, webhooks, Prometheus) on the peer
   # rig (issue 27): about 25 minutes; `--scale 5` for Kubernetes' envelope is not part of this run.

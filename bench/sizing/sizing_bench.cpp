@@ -1,6 +1,7 @@
 // bench-sizing (issue 36): replays each container of a real GPU trace through the engine's own sizing decisions
 // (decide/sizing/replay.h: reactive::decide every minute, the proactive history reload every hour, SEL-6, ADM-7/8/9)
-// and, on the same samples, three references: an hourly oracle, a static peak and a p95-of-history recommender.
+// and, on the same samples, four references: an hourly oracle, a static peak, a p95-of-history recommender and an
+// oracle allowed at most 4 resizes per container-day (the most any safe sizer can save within that budget).
 // Prints per container and in total: GPU-hours as written and held, saved %, the share of samples whose memory
 // exceeds the held allocation and their episodes, and resizes per container-day.
 //
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -135,13 +137,29 @@ int main(int argc, char** argv) {
   std::vector<Sizer> sizers = {{"kubex", "kubex", {}, {}},
                                {"oracle_hourly", "oracle (hourly peak x1.2)", {}, {}},
                                {"static_peak", "static peak x1.2", {}, {}},
-                               {"p95_history", "p95 of history x1.2", {}, {}}};
+                               {"p95_history", "p95 of history x1.2", {}, {}},
+                               {"oracle_4_resizes_per_day", "oracle, <= 4 resizes/day", {}, {}}};
   const kubex::api::StrategySpec& strategy = policies->strategy;
+  // Where kubex's resizes and over-allocated samples come from: the source (and reactive driver) of the value held.
+  std::map<std::string, std::size_t> resizes_by, over_by;
   for (const sz::ContainerSeries& s : *series) {
-    const std::vector<Hundredths> held[] = {sz::replay_kubex(s, *policies, kAsWritten),
+    std::vector<sz::Step> steps;
+    const std::vector<Hundredths> kubex_held = sz::replay_kubex(s, *policies, kAsWritten, &steps);
+    std::string source = "as-written";
+    for (std::size_t i = 0, k = 0; i < s.samples.size(); ++i) {
+      if (k < steps.size() && steps[k].index + 1 == i) {
+        source = steps[k].source + (steps[k].driver.empty() ? "" : " " + steps[k].driver);
+        ++resizes_by[source];
+        ++k;
+      }
+      const auto& m = s.samples[i].memory;
+      if (m && *m * kubex::decide::kOneGpu > static_cast<double>(kubex_held[i]) + 1e-9) ++over_by[source];
+    }
+    const std::vector<Hundredths> held[] = {kubex_held,
                                             sz::oracle_hourly(s, strategy, kAsWritten),
                                             sz::static_peak(s, strategy, kAsWritten),
-                                            sz::p95_history(s, strategy, kAsWritten)};
+                                            sz::p95_history(s, strategy, kAsWritten),
+                                            sz::oracle_budget(s, strategy, kAsWritten, 4.0)};
     for (std::size_t i = 0; i < sizers.size(); ++i) {
       sizers[i].containers.push_back(sz::tally(s, held[i], kAsWritten));
       sizers[i].total += sizers[i].containers.back();
@@ -154,6 +172,7 @@ int main(int argc, char** argv) {
                                                                         : policies->strategy_name},
                           {"device_mib", device_mib},
                           {"containers", series->size()}};
+    out["kubex_by_source"] = {{"resizes", resizes_by}, {"over_allocation_samples", over_by}};
     for (const Sizer& s : sizers) {
       nlohmann::json j = fields(s.total);
       j["containers"] = nlohmann::json::object();
@@ -167,5 +186,10 @@ int main(int argc, char** argv) {
               policies->strategy_name.empty() ? "kai-gpu-sharing (the guide's starter)" : policies->strategy_name.c_str(),
               device_mib, series->size());
   print_table(sizers, *series);
+  std::printf("kubex's resizes by the source of the new value:");
+  for (const auto& [k, n] : resizes_by) std::printf(" %s %zu;", k.c_str(), n);
+  std::printf("\nkubex's samples above the allocation, by the source of the value held:");
+  for (const auto& [k, n] : over_by) std::printf(" %s %zu;", k.c_str(), n);
+  std::printf("\n");
   return 0;
 }

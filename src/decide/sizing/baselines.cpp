@@ -2,6 +2,7 @@
 // recommender, all on demand = max(memory, compute) and all through the same strategy as kubex.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "decide/sizing/replay.h"
 
@@ -70,6 +71,63 @@ std::vector<Hundredths> p95_history(const ContainerSeries& series, const api::St
       if (auto q = prometheus_quantile(0.95, history)) value = sized(*q, strategy, as_written, series.container);
     }
     held.push_back(value);
+  }
+  return held;
+}
+
+}  // namespace kubex::decide::sizing
+
+namespace kubex::decide::sizing {
+
+std::vector<Hundredths> oracle_budget(const ContainerSeries& series, const api::StrategySpec& strategy,
+                                      Hundredths as_written, double resizes_per_day) {
+  const auto& s = series.samples;
+  const std::size_t n = s.size();
+  if (n == 0) return {};
+  const auto secs = [&](std::size_t i) {  // the span sample i covers, as tally() counts it
+    if (i + 1 < n) return std::chrono::duration<double>(s[i + 1].at - s[i].at).count();
+    return n > 1 ? std::chrono::duration<double>(s[n - 1].at - s[n - 2].at).count() : 60.0;
+  };
+  const double days = std::chrono::duration<double>(s.back().at - s.front().at).count() / 86400.0;
+  const std::size_t runs = std::max<std::size_t>(1, static_cast<std::size_t>(std::floor(resizes_per_day * days)));
+  std::vector<double> start(n + 1, 0.0);  // start[i]: seconds before sample i
+  for (std::size_t i = 0; i < n; ++i) start[i + 1] = start[i] + secs(i);
+  const auto value = [&](double peak) { return sized(peak, strategy, as_written, series.container); };
+
+  // best[r][j]: the fewest GPU-seconds holding samples [0, j) in r runs; from[r][j]: where the last run starts.
+  constexpr double kInf = 1e300;
+  std::vector<std::vector<double>> best(runs + 1, std::vector<double>(n + 1, kInf));
+  std::vector<std::vector<std::size_t>> from(runs + 1, std::vector<std::size_t>(n + 1, 0));
+  best[0][0] = 0;
+  for (std::size_t r = 1; r <= runs; ++r) {
+    for (std::size_t j = 1; j <= n; ++j) {
+      double peak = -1;
+      Hundredths held_value = 0;
+      for (std::size_t i = j; i-- > 0;) {  // the last run is [i, j)
+        if (const double d = demand(s[i]).value_or(0.0); d > peak) {
+          peak = d;
+          held_value = value(peak);
+        }
+        if (best[r - 1][i] >= kInf) continue;
+        const double cost = best[r - 1][i] + static_cast<double>(held_value) * (start[j] - start[i]);
+        if (cost < best[r][j]) {
+          best[r][j] = cost;
+          from[r][j] = i;
+        }
+      }
+    }
+  }
+  std::size_t r = 1;
+  for (std::size_t k = 1; k <= runs; ++k) {
+    if (best[k][n] < best[r][n]) r = k;
+  }
+  std::vector<Hundredths> held(n, as_written);
+  for (std::size_t j = n; j > 0 && r > 0; --r) {
+    const std::size_t i = from[r][j];
+    double peak = 0;
+    for (std::size_t k = i; k < j; ++k) peak = std::max(peak, demand(s[k]).value_or(0.0));
+    std::fill(held.begin() + static_cast<std::ptrdiff_t>(i), held.begin() + static_cast<std::ptrdiff_t>(j), value(peak));
+    j = i;
   }
   return held;
 }

@@ -85,7 +85,7 @@ struct Step {
 std::vector<Hundredths> replay_kubex(const ContainerSeries& series, const ReplayPolicies& policies,
                                      Hundredths as_written, std::vector<Step>* steps = nullptr);
 
-// The three references, computed on the same samples. demand = max(memory, compute) in GPUs; every value is
+// The references, computed on the same samples. demand = max(memory, compute) in GPUs; every value is
 // rounded up to 0.01 and passed through the same strategy clamp and ADM-8 as kubex (so no sizer may hold more
 // than the strategy's ceiling).
 //  - oracle_hourly: each hour from the first sample holds that hour's peak demand × 1.2, known in advance.
@@ -97,6 +97,12 @@ std::vector<Hundredths> static_peak(const ContainerSeries& series, const api::St
                                     Hundredths as_written);
 std::vector<Hundredths> p95_history(const ContainerSeries& series, const api::StrategySpec& strategy,
                                     Hundredths as_written);
+
+// The most a safe sizer can save with a resize budget: knowing the whole series in advance, it splits it into at
+// most max(1, ⌊resizes_per_day × days⌋) runs of samples, each holding its peak demand × 1.2 (rounded and admitted as
+// above), choosing the split that holds the fewest GPU-hours (dynamic programming). At most that many resizes.
+std::vector<Hundredths> oracle_budget(const ContainerSeries& series, const api::StrategySpec& strategy,
+                                      Hundredths as_written, double resizes_per_day);
 
 // Prometheus' quantile_over_time (φ-quantile with linear interpolation between closest ranks); nullopt for
 // no values.

@@ -204,6 +204,24 @@ TEST(SizingReferences, OracleStaticPeakAndP95History) {
   EXPECT_EQ(tally(s, p95, 100).over_allocation_samples, 60u);  // every hour-1 sample (0.25 > 0.24)
 }
 
+// The budgeted oracle: half a day (721 samples) allows ⌊4 × 0.5⌋ = 2 runs; the best split is where memory drops
+// from 0.5 to 0.1, holding 0.6 then 0.12 (never below memory, two resizes).
+TEST(SizingReferences, BudgetedOracleSplitsWhereItSavesMost) {
+  std::vector<std::optional<double>> memory(400, 0.5);
+  memory.resize(721, 0.1);
+  const ContainerSeries s = series(memory);
+  const auto held = oracle_budget(s, starter_strategy(), 100, 4.0);
+  EXPECT_EQ(held[0], 60);
+  EXPECT_EQ(held[399], 60);
+  EXPECT_EQ(held[400], 12);
+  EXPECT_EQ(held[720], 12);
+  const Tally t = tally(s, held, 100);
+  EXPECT_EQ(t.resizes, 2u);
+  EXPECT_EQ(t.over_allocation_samples, 0u);
+  // A quarter of that budget: one run, the static peak.
+  EXPECT_EQ(oracle_budget(s, starter_strategy(), 100, 1.0), static_peak(s, starter_strategy(), 100));
+}
+
 // The policy file: the guide's starter example as written; errors name the document and field path.
 TEST(SizingPolicyFile, StarterExampleAndErrors) {
   auto text = common::read_file(std::string(kubex_paths::source_dir()) + "/examples/kai-gpu-sharing.yaml");
