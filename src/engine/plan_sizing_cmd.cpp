@@ -94,6 +94,15 @@ decide::Hundredths written_for(const decide::actuation::Original& o, const std::
   return q ? decide::from_whole(q->milli_value() / 1000) : 0;
 }
 
+// Why a linked policy is not valid (SEL-4): the validator's message, or its strategy.
+std::string invalid_reason(const dp::LinkedPolicy& lp) {
+  if (!lp.input.spec_valid) return lp.input.message;
+  const std::string ref = lp.input.policy->common().strategy_ref;
+  return lp.resolution == dp::Resolution::kStrategyNotFound
+             ? "its strategy \"" + ref + "\" does not exist (SEL-4): it wins no workload"
+             : "its strategy \"" + ref + "\" is not Valid (SEL-4): it wins no workload";
+}
+
 class Run {
  public:
   Run(const PlanSizingOptions& o, std::istream& in, std::ostream& out, std::ostream& err)
@@ -128,16 +137,24 @@ class Run {
       }
       if (targets.empty()) return fail(source_ + ": holds no GpuReactivePolicy or ClusterGpuReactivePolicy");
       cat = with_file(*cat, file_docs);
+      for (auto& t : targets) {
+        for (const auto& lp : cat->policies()) {
+          const api::Policy& p = *lp.input.policy;
+          if (p.kind != t.kind || p.meta.ns != t.ns || p.meta.name != t.name || lp.valid) continue;
+          t.invalid = invalid_reason(lp);
+        }
+      }
     } else {
       for (const auto& lp : cat->policies()) {
         const api::Policy& p = *lp.input.policy;
         if (!api::is_reactive(p.kind) || !wanted(p)) continue;
         Target t{p.kind, p.meta.ns, p.meta.name, "cluster", {}, ""};
-        if (!lp.valid) t.invalid = lp.input.spec_valid ? "its strategy is missing or not Valid (SEL-4)" : lp.input.message;
+        if (!lp.valid) t.invalid = invalid_reason(lp);
         targets.push_back(std::move(t));
       }
       if (!o_.policy.empty() && targets.empty()) {
-        return fail("GpuReactivePolicy or ClusterGpuReactivePolicy \"" + o_.policy + "\" not found");
+        return fail("GpuReactivePolicy or ClusterGpuReactivePolicy \"" + o_.policy +
+                    "\" not found (and no file of that name)");
       }
       if (!o_.policy.empty() && targets.size() > 1) {
         std::string refs;
