@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct UsageSample {
 
 struct ContainerSeries {
   std::string id;
+  std::string container = "main";   // the GPU container's name (the strategy's per-container bounds)
   std::vector<UsageSample> samples;  // sorted by time
 };
 
@@ -45,9 +47,10 @@ struct ReplayPolicies {
   api::ReactiveSpec reactive;
   std::string strategy_name;  // "" when the file holds no strategy: the guide's starter strategy is used
   api::StrategySpec strategy;
-  std::optional<Hundredths> static_gpu;         // a StaticPolicy's requests.gpu (SEL-6 priority 90)
-  std::optional<api::ProactiveSpec> proactive;  // a proactive policy that sizes from history (PRO-2, PRO-3)
-  std::int32_t proactive_headroom_percent = 20;  // that policy's strategy: spec.proactive.headroomPercent
+  // A StaticPolicy's requests.gpu by container name or "*" (SEL-6 priority 90; a named entry wins).
+  std::map<std::string, Hundredths> static_gpu;
+  std::optional<api::ProactiveSpec> proactive;   // a proactive policy that sizes from history (PRO-2, PRO-3)
+  std::int32_t proactive_headroom_percent = 20;  // GlobalConfiguration spec.proactive.headroomPercent (PRO-3)
 };
 
 // The fields of the issue-36 report for one container or a total.
@@ -101,6 +104,7 @@ std::optional<double> prometheus_quantile(double phi, std::vector<double> values
 
 // The value a strategy lets a pod written with `as_written` hold for a desired `desired` (ADM-7 clamp, ADM-9
 // direction gate against the value as written, ADM-8 whole GPUs from 1 up).
-Hundredths admitted(Hundredths desired, const api::StrategySpec& strategy, Hundredths as_written);
+Hundredths admitted(Hundredths desired, const api::StrategySpec& strategy, Hundredths as_written,
+                    const std::string& container = "main");
 
 }  // namespace kubex::decide::sizing
