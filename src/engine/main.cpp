@@ -213,8 +213,12 @@ int main(int argc, char** argv) {
                                                 : "unknown command or flag \"" + rest.front() + "\"") +
                                       " (commands: engine, validate, plan, explain, report, version)");
     }
+    // The deepest command parsed so far ("kubex plan sizing"), so the hint names the right --help.
     std::string command = "kubex";
-    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    for (const CLI::App* level = &app; !level->get_subcommands().empty();) {
+      level = level->get_subcommands().front();
+      command += " " + level->get_name();
+    }
     return usage_error(command, e.what());
   }
   if (version->parsed()) {

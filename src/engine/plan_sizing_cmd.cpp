@@ -365,7 +365,8 @@ class Run {
       SizingRow& row = s.rows[i];
       auto it = read.samples.find(observe::sizing_key(subjects[i]));
       if (it == read.samples.end() || it->second.empty()) continue;  // "no history"
-      ds::ContainerSeries series{observe::sizing_key(subjects[i]), it->second};
+      // The container's name: the strategy's per-container bounds and a StaticPolicy's named entry apply to it.
+      ds::ContainerSeries series{observe::sizing_key(subjects[i]), subjects[i].container, it->second};
       row.has_history = true;
       row.kubex = ds::tally(series, ds::replay_kubex(series, rp, row.as_written), row.as_written);
       row.oracle_hourly = ds::tally(series, ds::oracle_hourly(series, rp.strategy, row.as_written), row.as_written);

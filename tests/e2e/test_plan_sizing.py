@@ -154,7 +154,16 @@ def test_file_policy_replays_one_static_downsize_and_one_memory_upsize_exactly(e
     assert infer["over_allocation_samples"] == 1 and infer["over_allocation_episodes"] == 1
     assert infer["over_allocation_percent"] == pytest.approx(100 / 60, abs=1e-9)
     assert infer["resizes"] == 2 and infer["resizes_per_container_day"] == pytest.approx(48, abs=1e-9)
-    assert set(infer["baselines"]) == {"oracle_hourly", "static_peak", "p95_history"}
+    # The reference sizers on the same samples (decide/sizing/replay.h): demand = max(memory, compute), peak 0.55.
+    # oracle_hourly (the one hour's peak × 1.2 = 0.66 from the first sample) and static_peak (the window's peak, the
+    # same 0.66): 60 × 0.66 = 39.6 GPU-minutes, saved 34 %, never below the memory, one resize (1 → 0.66).
+    # p95_history holds the value as written for its first hour, which is the whole history: saved 0, no resize.
+    base = infer["baselines"]
+    assert set(base) == {"oracle_hourly", "static_peak", "p95_history"}
+    for name in ("oracle_hourly", "static_peak"):
+        assert base[name]["saved_percent"] == pytest.approx(34.0, abs=1e-9), base
+        assert (base[name]["over_allocation_samples"], base[name]["resizes"]) == (0, 1), base
+    assert base["p95_history"]["saved_percent"] == pytest.approx(0, abs=1e-9) and base["p95_history"]["resizes"] == 0
     # quiet left no sample: it says so instead of a number.
     assert got["quiet"]["history"] is False and "saved_percent" not in got["quiet"]
     total = p["total"]
