@@ -109,7 +109,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   // CLI-2: kubex plan consolidation (src/engine/plan_cmd.h).
   kubex::engine::PlanOptions po;
-  auto* plan = app.add_subcommand("plan", "Read-only what-if plans");
+  auto* plan = app.add_subcommand(
+      "plan", "Read-only what-if plans: consolidation (the GPU nodes a policy would drain), sizing (a reactive policy "
+              "replayed on your Prometheus history)");
   plan->require_subcommand(1);
   auto* plan_consolidation = plan->add_subcommand(
       "consolidation", "Which GPU nodes each GpuConsolidationPolicy would drain, and the GPUs freed (read-only)");

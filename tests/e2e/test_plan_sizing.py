@@ -219,3 +219,14 @@ def test_bad_usage_exits_2(env, args):
     res = kubex(sim, *args)
     assert res.returncode == 2 and res.stdout == "", (res.returncode, res.stderr)
     assert "kubex plan sizing" in res.stderr
+
+
+def test_help_lists_plan_sizing_and_describes_its_flags():
+    top = subprocess.run([KUBEX, "--help"], capture_output=True, text=True, timeout=10)
+    assert top.returncode == 0 and "sizing (a reactive policy replayed on your Prometheus history)" in top.stdout
+    plan = subprocess.run([KUBEX, "plan", "--help"], capture_output=True, text=True, timeout=10)
+    assert plan.returncode == 0 and "sizing" in plan.stdout and "consolidation" in plan.stdout
+    res = subprocess.run([KUBEX, "plan", "sizing", "--help"], capture_output=True, text=True, timeout=10)
+    assert res.returncode == 0
+    for flag in ("--policy", "--since TEXT=7d", "-o,--output", "--kubeconfig", "--context", "--prometheus-url"):
+        assert flag in res.stdout, (flag, res.stdout)
