@@ -1,5 +1,6 @@
 #include "engine/plan_sizing_cmd.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -37,7 +38,6 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr const char* kCommand = "kubex plan sizing";
-constexpr std::chrono::seconds kStep{60};  // REA-1: the default gpuReactiveCheckInterval, one cycle a minute
 
 std::string api_error(const kube::ApiStatus& s) {
   return s.message.empty() ? s.reason + " (" + std::to_string(s.code) + ")" : s.message;
@@ -176,6 +176,9 @@ class Run {
     auto querier = prom::connect(po);
     if (!querier) return fail("Prometheus " + po.url + ": " + querier.error().str());
 
+    // REA-1: one cycle per gpuReactiveCheckInterval (1m by default, at least 1m): one point per cycle.
+    step_ = std::max(std::chrono::seconds(60),
+                     std::chrono::duration_cast<std::chrono::seconds>(g.gpu_reactive_check_interval));
     const auto workloads = observe::report_workloads(view.caches, {});
     const common::TimePoint end = common::RealClock::instance().now();
     const common::TimePoint start = end - *window;
@@ -356,7 +359,7 @@ class Run {
       }
     }
     if (subjects.empty()) return true;
-    const observe::SizingRead read = observe::read_sizing_history(querier, rp.reactive, subjects, start, end, kStep);
+    const observe::SizingRead read = observe::read_sizing_history(querier, rp.reactive, subjects, start, end, step_);
     if (!read.errors.empty()) {
       fail("cannot read the history of " + s.ref + " from Prometheus: " + read.errors.front());
       return false;
@@ -383,6 +386,7 @@ class Run {
   std::ostream& out_;
   std::ostream& err_;
   std::string source_;
+  std::chrono::seconds step_{60};
   const observe::Caches* caches_ = nullptr;
 };
 

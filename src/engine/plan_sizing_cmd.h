@@ -1,8 +1,8 @@
 // `kubex plan sizing [--policy NAME|FILE] [--since 7d] [-o table|json]` (issue 36 item 3): what a reactive policy
 // would have done on the cluster's own workloads, before it is enabled. The same replay as bench-sizing
 // (decide/sizing/replay.h: the engine's REA decisions scrape by scrape, the strategy's floor, ceiling and
-// direction gates, ADM-8), fed by the user's Prometheus: range queries of the policy's OWN metrics at the 1m
-// gpuReactiveCheckInterval over --since, for the workloads the policy wins (SEL-7), batched as PRO-2's history
+// direction gates, ADM-8), fed by the user's Prometheus: range queries of the policy's OWN metrics, one point per
+// gpuReactiveCheckInterval (1m by default) over --since, for the workloads the policy wins (SEL-7), batched as PRO-2's history
 // reads (observe/sizing_history.h). Read-only: nothing in the cluster is written.
 //
 // Policies: --policy FILE (a path that exists, or - for stdin) replays the GpuReactivePolicy /
