@@ -213,6 +213,20 @@ def test_unknown_policy_or_unreachable_prometheus_exits_1_with_a_message(env):
         res.stderr
 
 
+def test_invalid_policy_file_exits_1_with_the_validators_message(env, tmp_path):
+    # VAL-1: the file is validated as the webhook validates it; an invalid reactive policy is not replayed.
+    sim, _, _ = env
+    docs = json.loads(json.dumps(POLICY_DOCS))
+    docs[2]["spec"]["minPodMetricsAge"] = "soon"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump_all(docs))
+    res = kubex(sim, "--policy", str(bad), "-o", "json")
+    assert res.returncode == 1, res.stderr
+    assert "ClusterGpuReactivePolicy/sizing-reactive" in res.stderr and "minPodMetricsAge" in res.stderr, res.stderr
+    (p,) = json.loads(res.stdout)["policies"]
+    assert p["workloads"] == [] and p["errors"], p
+
+
 @pytest.mark.parametrize("args", [["--since", "soon"], ["-o", "yaml"], ["--no-such-flag"]])
 def test_bad_usage_exits_2(env, args):
     sim, _, _ = env
