@@ -15,6 +15,7 @@
 #include "engine/engine.h"
 #include "engine/explain_cmd.h"
 #include "engine/plan_cmd.h"
+#include "engine/plan_sizing_cmd.h"
 #include "engine/report_cmd.h"
 #include "engine/validate_cmd.h"
 
@@ -108,7 +109,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   // CLI-2: kubex plan consolidation (src/engine/plan_cmd.h).
   kubex::engine::PlanOptions po;
-  auto* plan = app.add_subcommand("plan", "Read-only what-if plans");
+  auto* plan = app.add_subcommand(
+      "plan", "Read-only what-if plans: consolidation (the GPU nodes a policy would drain), sizing (a reactive policy "
+              "replayed on your Prometheus history)");
   plan->require_subcommand(1);
   auto* plan_consolidation = plan->add_subcommand(
       "consolidation", "Which GPU nodes each GpuConsolidationPolicy would drain, and the GPUs freed (read-only)");
@@ -125,6 +128,34 @@ int main(int argc, char** argv) {
   plan_consolidation->add_option("--global-config-name", po.global_config_name,
                                  "Name of the GlobalConfiguration singleton")
       ->capture_default_str();
+  // Issue 36: kubex plan sizing (src/engine/plan_sizing_cmd.h).
+  kubex::engine::PlanSizingOptions so;
+  auto* plan_sizing = plan->add_subcommand(
+      "sizing",
+      "Replay a GPU reactive policy on your Prometheus history: GPUs it would have held, saved, samples above the "
+      "allocation, resizes per day (read-only)");
+  plan_sizing->add_option("--policy", so.policy,
+                          "A GpuReactivePolicy/ClusterGpuReactivePolicy of the cluster (NAME, or NAMESPACE/NAME), or "
+                          "a manifest FILE (- for stdin) holding one with its strategy (default: every reactive "
+                          "policy of the cluster)");
+  plan_sizing->add_option("--since", so.since, "How much history to replay (7d, 24h, 90m)")->capture_default_str();
+  plan_sizing->add_option("-o,--output", so.output, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  plan_sizing->add_option("--kubeconfig", so.kubeconfig,
+                          "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  plan_sizing->add_option("--context", so.context, "Kubeconfig context to use (default: current-context)");
+  plan_sizing->add_option("--global-config-name", so.global_config_name, "Name of the GlobalConfiguration singleton")
+      ->capture_default_str();
+  plan_sizing->add_option("--policy-evaluation-name", so.policy_evaluation_name,
+                          "Name of the PolicyEvaluation singleton")
+      ->capture_default_str();
+  plan_sizing->add_option("--prometheus-url", so.prometheus_url,
+                          "Prometheus holding the history (default: global-config's spec.prometheus.url)");
+  plan_sizing->add_option("--prometheus-bearer-token-file", so.prometheus_bearer_token_file,
+                          "File holding the bearer token sent to Prometheus");
+  plan_sizing->add_option("--prometheus-ca-file", so.prometheus_ca_file,
+                          "PEM CA bundle that verifies an https Prometheus URL");
   // CLI-1: kubex explain (src/engine/explain_cmd.h).
   kubex::engine::ExplainOptions xo;
   auto* explain = app.add_subcommand(
@@ -184,8 +215,12 @@ int main(int argc, char** argv) {
                                                 : "unknown command or flag \"" + rest.front() + "\"") +
                                       " (commands: engine, validate, plan, explain, report, version)");
     }
+    // The deepest command parsed so far ("kubex plan sizing"), so the hint names the right --help.
     std::string command = "kubex";
-    for (const CLI::App* sub : app.get_subcommands()) command += " " + sub->get_name();
+    for (const CLI::App* level = &app; !level->get_subcommands().empty();) {
+      level = level->get_subcommands().front();
+      command += " " + level->get_name();
+    }
     return usage_error(command, e.what());
   }
   if (version->parsed()) {
@@ -235,6 +270,7 @@ int main(int argc, char** argv) {
   if (validate->parsed()) return kubex::engine::run_validate(vo, std::cin, std::cout, std::cerr);
   if (plan_consolidation->parsed())
     return kubex::engine::run_plan_consolidation(po, std::cin, std::cout, std::cerr);
+  if (plan_sizing->parsed()) return kubex::engine::run_plan_sizing(so, std::cin, std::cout, std::cerr);
   if (explain->parsed()) return kubex::engine::run_explain(xo, std::cout, std::cerr);
   if (report->parsed()) return kubex::engine::run_report(ro, std::cout, std::cerr);
   return 0;

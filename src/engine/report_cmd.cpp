@@ -36,19 +36,6 @@ constexpr int kExitFailed = 1;
 constexpr int kExitUsage = 2;
 constexpr const char* kCommand = "kubex report";
 
-// --since: a Go duration ("24h", "90m") or a number of days ("7d").
-common::Result<std::chrono::seconds> parse_since(const std::string& s) {
-  if (s.size() > 1 && s.back() == 'd' && s.find_first_not_of("0123456789") == s.size() - 1) {
-    const long days = std::stol(s.substr(0, s.size() - 1));
-    if (days >= 1 && days <= 3650) return std::chrono::seconds(days * 86400);
-  }
-  auto d = common::parse_go_duration(s);
-  if (!d) return std::unexpected(d.error());
-  auto secs = std::chrono::duration_cast<std::chrono::seconds>(*d);
-  if (secs < std::chrono::minutes(1)) return common::fail("must be at least 1m");
-  return secs;
-}
-
 std::string event_time(const json& e) {
   for (const char* k : {"lastTimestamp", "eventTime"}) {
     if (e.contains(k) && e[k].is_string() && !e[k].get<std::string>().empty()) return e[k].get<std::string>();
@@ -204,6 +191,18 @@ class Run {
 };
 
 }  // namespace
+
+common::Result<std::chrono::seconds> parse_since(const std::string& s) {
+  if (s.size() > 1 && s.back() == 'd' && s.find_first_not_of("0123456789") == s.size() - 1) {
+    const long days = std::stol(s.substr(0, s.size() - 1));
+    if (days >= 1 && days <= 3650) return std::chrono::seconds(days * 86400);
+  }
+  auto d = common::parse_go_duration(s);
+  if (!d) return std::unexpected(d.error());
+  auto secs = std::chrono::duration_cast<std::chrono::seconds>(*d);
+  if (secs < std::chrono::minutes(1)) return common::fail("must be at least 1m");
+  return secs;
+}
 
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   return run_quiet_command(kCommand, err, [&] { return Run(options, out, err).run(); });

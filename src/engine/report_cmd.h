@@ -12,8 +12,11 @@
 // cannot be read or FILE cannot be written, 2 bad usage.
 #pragma once
 
+#include <chrono>
 #include <iosfwd>
 #include <string>
+
+#include "common/result.h"
 
 namespace kubex::engine {
 
@@ -26,6 +29,10 @@ struct ReportOptions {
   std::string policy_evaluation_name = "policy-evaluation";
   std::string prometheus_url, prometheus_bearer_token_file, prometheus_ca_file;
 };
+
+// --since of `kubex report` and `kubex plan sizing`: a Go duration ("24h", "90m") or a number of days ("7d"), at
+// least 1m.
+common::Result<std::chrono::seconds> parse_since(const std::string& s);
 
 // Never throws.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);

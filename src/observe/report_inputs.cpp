@@ -25,9 +25,9 @@ std::map<std::string, std::string> labels_of(const api::Labels& labels) {
   return out;
 }
 
-// RBK-1 `original` of the workload: the owner's rollback-state when it parses, else from its template (or the
-// first pod admission left alone).
-std::optional<decide::actuation::Original> original(const Caches& caches, const api::WorkloadView& w) {
+}  // namespace
+
+std::optional<decide::actuation::Original> written_original(const Caches& caches, const api::WorkloadView& w) {
   if (const common::IStr* rb = w.annotation(api::keys::kRollbackState)) {
     if (auto st = decide::actuation::parse_rollback_state(rb->view())) return st->original;
   }
@@ -35,15 +35,13 @@ std::optional<decide::actuation::Original> original(const Caches& caches, const 
   return std::nullopt;
 }
 
-}  // namespace
-
 dr::WorkloadInput workload_gpus(const Caches& caches, const api::WorkloadView& w,
                                 const std::vector<api::GpuHourPrice>& prices) {
   dr::WorkloadInput in;
   in.ns = w.ns.str();
   in.kind = w.kind.str();
   in.name = w.name;
-  if (auto o = original(caches, w)) in.written_per_pod = dr::written_gpus(*o);
+  if (auto o = written_original(caches, w)) in.written_per_pod = dr::written_gpus(*o);
   std::map<std::string, std::optional<dr::Price>> node_prices;
   for (const auto& pod : pods_of(caches, w)) {
     if (pod->phase.view() != "Running" || pod->deletion != common::TimePoint{}) continue;

@@ -13,6 +13,7 @@
 
 #include "api/objects.h"
 #include "common/clock.h"
+#include "decide/actuation/rollback.h"
 #include "decide/proactive/history.h"
 #include "decide/report/report.h"
 #include "prom/history_queries.h"
@@ -33,6 +34,10 @@ struct ReportWorkload {
   decide::report::WorkloadInput input;  // usage and `managed` are filled by the caller
   std::map<std::string, decide::Allocation> allocations;  // current allocation per container (PRO-4)
 };
+
+// RBK-1 `original` of the workload: the owner's rollback-state when it parses, else from its template (or the
+// first pod admission left alone). nullopt when neither can be read.
+std::optional<decide::actuation::Original> written_original(const Caches& caches, const api::WorkloadView& w);
 
 // The GPU figures of one workload: `written_per_pod` and its running pods (held, node, start, price).
 decide::report::WorkloadInput workload_gpus(const Caches& caches, const api::WorkloadView& w,

@@ -140,6 +140,16 @@ std::unique_ptr<SignalPods> cached_signal_pods(const Caches& caches) {
   return std::make_unique<CachedSignalPods>(caches);
 }
 
+prom::SignalSelector selector_of(const api::PrometheusSignal& p) {
+  prom::SignalSelector s;
+  s.metric = p.metric;
+  s.namespace_label = p.namespace_label;
+  s.pod_label = p.pod_label;
+  s.container_label = p.container_label;
+  s.agg = p.interpretation == "currentAllocation" ? prom::Aggregation::kAvg : prom::Aggregation::kSum;  // REA-3
+  return s;
+}
+
 namespace {
 
 // Where a sample lands: (namespace, pod, container) -> the container's Samples.
@@ -156,16 +166,6 @@ struct SampleIndex {
   };
   std::unordered_map<Key, decide::reactive::Samples*, Hash> by_key;
 };
-
-prom::SignalSelector selector_of(const api::PrometheusSignal& p) {
-  prom::SignalSelector s;
-  s.metric = p.metric;
-  s.namespace_label = p.namespace_label;
-  s.pod_label = p.pod_label;
-  s.container_label = p.container_label;
-  s.agg = p.interpretation == "currentAllocation" ? prom::Aggregation::kAvg : prom::Aggregation::kSum;  // REA-3
-  return s;
-}
 
 std::chrono::seconds seconds_of(common::Duration d) {
   return std::chrono::duration_cast<std::chrono::seconds>(d);

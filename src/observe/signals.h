@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "decide/reactive/reactive.h"
+#include "prom/promql.h"
 
 namespace kubex::prom {
 class Querier;
@@ -23,6 +24,10 @@ class Querier;
 namespace kubex::observe {
 
 struct Caches;
+
+// A policy signal's spec.metrics.<signal>.prometheus as the queries take it: metric, label names, and REA-3's
+// aggregation (sum for fullGPU, avg for currentAllocation).
+prom::SignalSelector selector_of(const api::PrometheusSignal& p);
 
 // The live pods of a workload (SEL-1 in reverse): through its ReplicaSets (Deployment, Rollout) or Jobs
 // (CronJob, AnalysisRun), else owned directly. Terminating pods included; callers filter.

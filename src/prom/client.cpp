@@ -181,20 +181,49 @@ class Client final : public Querier {
         endpoint_(std::move(endpoint)),
         query_url_(endpoint_.query_url()),
         query_path_(endpoint_.path + "/api/v1/query"),
+        range_url_(endpoint_.url + "/api/v1/query_range"),
+        range_path_(endpoint_.path + "/api/v1/query_range"),
         trust_(std::move(trust)),
         token_(options_.bearer_token_file) {}
 
   const Options& options() const override { return options_; }
 
   common::Result<Vector> instant(const std::string& promql) override {
+    auto res = post(query_path_, query_url_, "query=" + form_value(promql));
+    if (!res) return std::unexpected(res.error());
+    return parse_query_response(res->status, res->body, query_url_);
+  }
+
+  common::Result<Matrix> range(const std::string& promql, common::TimePoint start, common::TimePoint end,
+                               std::chrono::seconds step) override {
+    auto seconds = [](common::TimePoint t) {
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+      std::string out = std::to_string(ms / 1000) + "." + std::to_string(1000 + ms % 1000).substr(1);
+      return out;
+    };
+    std::string body = "query=" + form_value(promql) + "&start=" + seconds(start) + "&end=" + seconds(end) +
+                       "&step=" + std::to_string(step.count());
+    auto res = post(range_path_, range_url_, body);
+    if (!res) return std::unexpected(res.error());
+    return parse_range_response(res->status, res->body, range_url_);
+  }
+
+ private:
+  struct Reply {
+    int status = 0;
+    std::string body;
+  };
+
+  // POST `body` (form-encoded) to `path` under the whole-request deadline: the reply, or the failure named by
+  // `url`. Both query kinds are read-only, so one that failed on a reused connection goes once more on a new one.
+  common::Result<Reply> post(const std::string& path, const std::string& url, const std::string& body) {
     auto deadline = SteadyClock::now() + options_.timeout;
     auto token = token_.get();
-    if (!token) return failed(token.error().message);
-    std::string body = "query=" + form_value(promql);
+    if (!token) return failed(url, token.error().message);
     bool fresh_only = false;  // a reused connection failed: the query goes once more on a new one
     for (;;) {
       auto remaining = deadline - SteadyClock::now();
-      if (remaining <= SteadyClock::duration::zero()) return timed_out();
+      if (remaining <= SteadyClock::duration::zero()) return timed_out(url);
       auto [conn, reused] = fresh_only ? Borrowed{make_connection(), false} : borrow();
       // cpp-httplib's own timeouts a little past the deadline: the watchdog in send_before stops the request
       // at the deadline, and they only back it up.
@@ -204,7 +233,7 @@ class Client final : public Querier {
       conn->set_write_timeout(budget);
       httplib::Request req;
       req.method = "POST";
-      req.path = query_path_;
+      req.path = path;
       req.headers = {{"Accept", "application/json"}, {"User-Agent", "kubex"},
                      {"Content-Type", "application/x-www-form-urlencoded"}};
       if (!token->empty()) req.headers.emplace("Authorization", "Bearer " + *token);
@@ -214,21 +243,20 @@ class Client final : public Querier {
       bool fired = false;
       bool ok = send_before(*conn, req, res, err, deadline, fired);
       if (!ok) {
-        if (fired || err == httplib::Error::ConnectionTimeout || SteadyClock::now() >= deadline) return timed_out();
-        // The server closed a kept-alive connection as this query went out (common/http_reuse.h). An instant
-        // query is read-only, so sending it again is safe even when it was written completely.
+        if (fired || err == httplib::Error::ConnectionTimeout || SteadyClock::now() >= deadline) return timed_out(url);
+        // The server closed a kept-alive connection as this query went out (common/http_reuse.h). A query is
+        // read-only, so sending it again is safe even when it was written completely.
         if (reused && err != httplib::Error::Canceled) {
           fresh_only = true;
           continue;
         }
-        return failed(describe(*conn, err, deadline));
+        return failed(url, describe(*conn, err, deadline));
       }
       if (!fired) give_back(std::move(conn));
-      return parse_query_response(res.status, res.body, query_url_);
+      return Reply{res.status, std::move(res.body)};
     }
   }
 
- private:
   struct Borrowed {
     std::shared_ptr<httplib::ClientImpl> conn;
     bool reused = false;
@@ -290,18 +318,21 @@ class Client final : public Querier {
     }
   }
 
-  std::unexpected<common::Error> failed(const std::string& why) const {
-    return common::fail("Prometheus query to " + query_url_ + " failed: " + why);
+  std::unexpected<common::Error> failed(const std::string& url, const std::string& why) const {
+    return common::fail(subject(url) + " failed: " + why);
   }
 
-  std::unexpected<common::Error> timed_out() const {
-    return common::fail("Prometheus query to " + query_url_ + " timed out after " +
-                        common::format_go_duration(options_.timeout));
+  std::unexpected<common::Error> timed_out(const std::string& url) const {
+    return common::fail(subject(url) + " timed out after " + common::format_go_duration(options_.timeout));
+  }
+
+  std::string subject(const std::string& url) const {
+    return (url == range_url_ ? "Prometheus range query to " : "Prometheus query to ") + url;
   }
 
   Options options_;
   Endpoint endpoint_;
-  std::string query_url_, query_path_;
+  std::string query_url_, query_path_, range_url_, range_path_;
   common::X509StorePtr trust_;  // null for http://
   BearerToken token_;
   std::mutex pool_mu_;
@@ -309,6 +340,10 @@ class Client final : public Querier {
 };
 
 }  // namespace
+
+common::Result<Matrix> Querier::range(const std::string&, common::TimePoint, common::TimePoint, std::chrono::seconds) {
+  return common::fail("Prometheus range queries are not supported by this querier");
+}
 
 common::Result<std::unique_ptr<Querier>> connect(const Options& options) {
   auto endpoint = parse_endpoint(options.url);

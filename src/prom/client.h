@@ -1,4 +1,4 @@
-// The Prometheus HTTP API client (DESIGN §3 prom/): instant queries, errors as values (REA-10, VAL-8).
+// The Prometheus HTTP API client (DESIGN §3 prom/): instant and range queries, errors as values (REA-10, VAL-8).
 //
 // connect() validates the options and returns a Querier; instant() sends `POST <url>/api/v1/query` with the
 // form body `query=<promql>` (REA-3) under a whole-request deadline (spec.prometheus.requestTimeout). Kept-
@@ -12,6 +12,8 @@
 //   Prometheus query to http://127.0.0.1:9090/api/v1/query returned HTTP 503: <start of the body>
 //   Prometheus query to http://127.0.0.1:9090/api/v1/query returned status "error": bad_data: <error>
 //   Prometheus query to http://127.0.0.1:9090/api/v1/query returned a "scalar" result, not a vector
+// A range query (`kubex plan sizing`) goes to <url>/api/v1/query_range with `query`, `start`, `end` and `step`,
+// and its messages name that URL.
 #pragma once
 
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/result.h"
 
 namespace kubex::prom {
@@ -52,12 +55,31 @@ struct Vector {
   std::size_t non_finite = 0;
 };
 
+// One series of a range query's matrix: its labels and its finite points in time order.
+struct RangePoint {
+  common::TimePoint at;
+  double value = 0;
+};
+struct RangeSeries {
+  std::map<std::string, std::string> labels;
+  std::vector<RangePoint> points;
+};
+// A range vector ("matrix"). NaN, +Inf and -Inf points are dropped and counted (VAL-8: they count as missing).
+struct Matrix {
+  std::vector<RangeSeries> series;
+  std::size_t non_finite = 0;
+};
+
 // What a controller queries through; a fake implements it in controller tests.
 class Querier {
  public:
   virtual ~Querier() = default;
   // One instant query: POST <url>/api/v1/query, form-encoded `query=<promql>` (REA-3). Thread-safe.
   virtual common::Result<Vector> instant(const std::string& promql) = 0;
+  // One range query: POST <url>/api/v1/query_range, form-encoded `query`, `start` and `end` (unix seconds, to the
+  // millisecond) and `step` (whole seconds). Thread-safe. The base answers with an error (fakes without ranges).
+  virtual common::Result<Matrix> range(const std::string& promql, common::TimePoint start, common::TimePoint end,
+                                       std::chrono::seconds step);
   virtual const Options& options() const = 0;
 };
 
@@ -75,5 +97,11 @@ common::Result<Vector> parse_query_response(int http_status, std::string_view bo
 
 // parse_query_response with the queried URL named in the message ("Prometheus query to <query_url> ...").
 common::Result<Vector> parse_query_response(int http_status, std::string_view body, std::string_view query_url);
+
+// Pure (VAL-8): an /api/v1/query_range response -> its matrix, or the error, with the rules of
+// parse_query_response except that the result must be a "matrix" of {"metric": {...}, "values": [[<ts>,
+// "<number>"], ...]}; a series whose every point is NaN or Inf is left out.
+common::Result<Matrix> parse_range_response(int http_status, std::string_view body);
+common::Result<Matrix> parse_range_response(int http_status, std::string_view body, std::string_view query_url);
 
 }  // namespace kubex::prom

@@ -52,10 +52,30 @@ bool matches_tokens(std::string_view rest, const std::vector<Token>& tokens) {
 
 std::string selector(std::string_view metric, const std::vector<HistoryWorkload>& batch, bool whole_gpu_only,
                      bool kai_only) {
+  std::vector<HistoryWorkload> picked;
+  for (const auto& w : batch) {
+    if ((whole_gpu_only && !w.whole_gpu) || (kai_only && w.whole_gpu)) continue;
+    picked.push_back(w);
+  }
+  return std::string(metric) + "{" + history_matchers(picked, "namespace", "pod") + "}";
+}
+
+}  // namespace
+
+std::optional<PodPattern> pod_pattern(std::string_view kind) {
+  if (kind == "Deployment" || kind == "Rollout") return PodPattern{"", "-[a-z0-9]+-[a-z0-9]+"};
+  if (kind == "StatefulSet" || kind == "StrimziPodSet") return PodPattern{"", "-[0-9]+"};
+  if (kind == "DaemonSet" || kind == "Job") return PodPattern{"", "-[a-z0-9]+"};
+  if (kind == "CronJob") return PodPattern{"", "-[0-9]+-[a-z0-9]+"};
+  if (kind == "Model") return PodPattern{"model-", "-[a-z0-9]+-[a-z0-9]+"};
+  return std::nullopt;
+}
+
+std::string history_matchers(const std::vector<HistoryWorkload>& batch, std::string_view namespace_label,
+                             std::string_view pod_label) {
   std::vector<std::string> namespaces, names;
   PodPattern pattern{"", ""};
   for (const auto& w : batch) {
-    if ((whole_gpu_only && !w.whole_gpu) || (kai_only && w.whole_gpu)) continue;
     namespaces.push_back(regex_escape(w.ns));
     names.push_back(regex_escape(w.name));
     if (auto p = pod_pattern(w.kind)) pattern = *p;
@@ -68,18 +88,8 @@ std::string selector(std::string_view metric, const std::vector<HistoryWorkload>
   for (const auto& n : namespaces) ns_alt += (ns_alt.empty() ? "" : "|") + n;
   for (const auto& n : names) name_alt += (name_alt.empty() ? "" : "|") + n;
   std::string pod = std::string(pattern.prefix) + "(" + name_alt + ")" + std::string(pattern.suffix);
-  return std::string(metric) + "{namespace=~" + string_literal(ns_alt) + ",pod=~" + string_literal(pod) + "}";
-}
-
-}  // namespace
-
-std::optional<PodPattern> pod_pattern(std::string_view kind) {
-  if (kind == "Deployment" || kind == "Rollout") return PodPattern{"", "-[a-z0-9]+-[a-z0-9]+"};
-  if (kind == "StatefulSet" || kind == "StrimziPodSet") return PodPattern{"", "-[0-9]+"};
-  if (kind == "DaemonSet" || kind == "Job") return PodPattern{"", "-[a-z0-9]+"};
-  if (kind == "CronJob") return PodPattern{"", "-[0-9]+-[a-z0-9]+"};
-  if (kind == "Model") return PodPattern{"model-", "-[a-z0-9]+-[a-z0-9]+"};
-  return std::nullopt;
+  return std::string(namespace_label) + "=~" + string_literal(ns_alt) + "," + std::string(pod_label) + "=~" +
+         string_literal(pod);
 }
 
 std::string history_query(HistorySignal signal, const std::vector<HistoryWorkload>& batch,

@@ -40,6 +40,13 @@ struct PodPattern {
 };
 std::optional<PodPattern> pod_pattern(std::string_view kind);
 
+// The two matchers of one batch (1..kMaxWorkloadsPerHistoryQuery workloads of ONE kind with a pod pattern), e.g.
+// `namespace=~"a|b",pod=~"(n1|n2)-[a-z0-9]+-[a-z0-9]+"`, with the label names a policy's metric uses (REA-3's
+// labels; the history queries use namespace and pod). Names are regex-escaped, namespaces and names sorted and
+// de-duplicated.
+std::string history_matchers(const std::vector<HistoryWorkload>& batch, std::string_view namespace_label,
+                             std::string_view pod_label);
+
 enum class HistorySignal { kCompute, kMemory, kComputeSpan, kMemorySpan };
 
 // One query for `batch` (1..kMaxWorkloadsPerHistoryQuery workloads of ONE kind with a pod pattern), over `lookback`

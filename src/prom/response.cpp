@@ -1,5 +1,7 @@
-// parse_query_response (VAL-8): the /api/v1/query response format of Prometheus's HTTP API,
+// parse_query_response and parse_range_response (VAL-8): the /api/v1/query and /api/v1/query_range response
+// formats of Prometheus's HTTP API,
 //   {"status":"success","data":{"resultType":"vector","result":[{"metric":{...},"value":[<ts>,"<number>"]}]}}
+//   {"status":"success","data":{"resultType":"matrix","result":[{"metric":{...},"values":[[<ts>,"<number>"],...]}]}}
 //   {"status":"error","errorType":"bad_data","error":"..."}
 #include <charconv>
 #include <cmath>
@@ -92,18 +94,24 @@ bool parse_value(const json& v, double& out) {
   return ec == std::errc() && end == t.data() + t.size();
 }
 
-// One element of data.result into `out`: "" or what is wrong with it.
-std::string parse_sample(const json& e, Vector& out) {
-  if (!e.is_object()) return "a result element is not an object";
-  if (e.contains("histogram")) return "a native histogram sample, not a float";
-  Sample sample;
+// The labels of a result element's "metric" into `out`: "" or what is wrong with them.
+std::string parse_labels(const json& e, std::map<std::string, std::string>& out) {
   if (auto m = e.find("metric"); m != e.end() && !m->is_null()) {
     if (!m->is_object()) return "\"metric\" is not an object";
     for (const auto& [k, v] : m->items()) {
       if (!v.is_string()) return "label \"" + k + "\" is not a string";
-      sample.labels.emplace(k, v.get<std::string>());
+      out.emplace(k, v.get<std::string>());
     }
   }
+  return {};
+}
+
+// One element of a vector's data.result into `out`: "" or what is wrong with it.
+std::string parse_sample(const json& e, Vector& out) {
+  if (!e.is_object()) return "a result element is not an object";
+  if (e.contains("histogram")) return "a native histogram sample, not a float";
+  Sample sample;
+  if (std::string bad = parse_labels(e, sample.labels); !bad.empty()) return bad;
   auto v = e.find("value");
   if (v == e.end() || !v->is_array() || v->size() != 2 || !(*v)[0].is_number()) {
     return "\"value\" is not a [<timestamp>, \"<number>\"] pair";
@@ -117,8 +125,37 @@ std::string parse_sample(const json& e, Vector& out) {
   return {};
 }
 
-common::Result<Vector> parse(int http_status, std::string_view body, const std::string& subject) {
-  json j = json::parse(body, nullptr, false);
+// One element of a matrix's data.result into `out`: "" or what is wrong with it.
+std::string parse_series(const json& e, Matrix& out) {
+  if (!e.is_object()) return "a result element is not an object";
+  if (e.contains("histograms")) return "native histogram samples, not floats";
+  RangeSeries series;
+  if (std::string bad = parse_labels(e, series.labels); !bad.empty()) return bad;
+  auto values = e.find("values");
+  if (values == e.end() || !values->is_array()) return "\"values\" is not a list of [<timestamp>, \"<number>\"] pairs";
+  series.points.reserve(values->size());
+  for (const auto& v : *values) {
+    if (!v.is_array() || v.size() != 2 || !v[0].is_number()) {
+      return "\"values\" holds " + v.dump() + ", not a [<timestamp>, \"<number>\"] pair";
+    }
+    RangePoint p;
+    if (!parse_value(v[1], p.value)) return "value " + v[1].dump() + " is not a number";
+    if (!std::isfinite(p.value)) {
+      ++out.non_finite;  // VAL-8: NaN and Inf count as missing
+      continue;
+    }
+    const auto ms = std::llround(v[0].get<double>() * 1000.0);
+    p.at = common::TimePoint(std::chrono::milliseconds(ms));
+    series.points.push_back(p);
+  }
+  if (!series.points.empty()) out.series.push_back(std::move(series));
+  return {};
+}
+
+// The envelope both responses share: data.result of a "success" response whose resultType is `type`, or the
+// error.
+common::Result<const json*> result_of(const json& j, int http_status, std::string_view body, const std::string& subject,
+                                      const char* type_name) {
   bool ok_status = http_status >= 200 && http_status < 300;
   if (std::string e = error_status(j); !e.empty()) return common::fail(subject + " returned " + e);
   if (!ok_status) {
@@ -141,16 +178,40 @@ common::Result<Vector> parse(int http_status, std::string_view body, const std::
   if (type == data->end() || !type->is_string()) {
     return common::fail(subject + " returned a response without \"data.resultType\"");
   }
-  if (*type != "vector") return common::fail(subject + " returned a " + type->dump() + " result, not a vector");
+  if (*type != type_name) {
+    const std::string article = std::string(type_name) == "matrix" ? "a matrix" : "a vector";
+    return common::fail(subject + " returned a " + type->dump() + " result, not " + article);
+  }
   auto result = data->find("result");
   if (result == data->end() || !result->is_array()) {
     return common::fail(subject + " returned a response without a \"data.result\" list");
   }
+  return &*result;
+}
+
+common::Result<Vector> parse(int http_status, std::string_view body, const std::string& subject) {
+  json j = json::parse(body, nullptr, false);
+  auto result = result_of(j, http_status, body, subject, "vector");
+  if (!result) return std::unexpected(result.error());
   Vector out;
-  out.samples.reserve(result->size());
-  for (const auto& e : *result) {
+  out.samples.reserve((*result)->size());
+  for (const auto& e : **result) {
     if (std::string bad = parse_sample(e, out); !bad.empty()) {
       return common::fail(subject + " returned a malformed sample: " + bad);
+    }
+  }
+  return out;
+}
+
+common::Result<Matrix> parse_matrix(int http_status, std::string_view body, const std::string& subject) {
+  json j = json::parse(body, nullptr, false);
+  auto result = result_of(j, http_status, body, subject, "matrix");
+  if (!result) return std::unexpected(result.error());
+  Matrix out;
+  out.series.reserve((*result)->size());
+  for (const auto& e : **result) {
+    if (std::string bad = parse_series(e, out); !bad.empty()) {
+      return common::fail(subject + " returned a malformed series: " + bad);
     }
   }
   return out;
@@ -164,6 +225,14 @@ common::Result<Vector> parse_query_response(int http_status, std::string_view bo
 
 common::Result<Vector> parse_query_response(int http_status, std::string_view body, std::string_view query_url) {
   return parse(http_status, body, "Prometheus query to " + std::string(query_url));
+}
+
+common::Result<Matrix> parse_range_response(int http_status, std::string_view body) {
+  return parse_matrix(http_status, body, "Prometheus range query");
+}
+
+common::Result<Matrix> parse_range_response(int http_status, std::string_view body, std::string_view query_url) {
+  return parse_matrix(http_status, body, "Prometheus range query to " + std::string(query_url));
 }
 
 }  // namespace kubex::prom

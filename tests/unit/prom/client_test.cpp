@@ -188,6 +188,46 @@ TEST(PromClient, PostsTheQueryAsAForm) {
   EXPECT_EQ(query, promql);
 }
 
+// Issue 36 (`kubex plan sizing`): POST <url>/api/v1/query_range with query, start, end (unix seconds to the
+// millisecond) and step (whole seconds) as a form; the matrix comes back (VAL-8), errors name the range URL.
+TEST(PromClient, RangeQueryPostsStartEndAndStepAsAForm) {
+  Running<httplib::Server> server;
+  std::mutex mu;
+  std::string query, start, end, step;
+  server->Post("/prefix/api/v1/query_range", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard lk(mu);
+    query = req.get_param_value("query");
+    start = req.get_param_value("start");
+    end = req.get_param_value("end");
+    step = req.get_param_value("step");
+    res.set_content(R"({"status":"success","data":{"resultType":"matrix","result":[)"
+                    R"({"metric":{"pod":"p"},"values":[[1700000000.5,"1"],[1700000060.5,"NaN"]]}]}})",
+                    "application/json");
+  });
+  int port = server.start();
+  auto q = client(url_of(port, "http", "/prefix/"));
+  const common::TimePoint from{std::chrono::milliseconds(1700000000500)}, to{std::chrono::milliseconds(1700003600007)};
+  auto r = q->range("max_over_time(m[60s])", from, to, std::chrono::seconds(60));
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  ASSERT_EQ(r->series.size(), 1u);
+  ASSERT_EQ(r->series[0].points.size(), 1u);
+  EXPECT_EQ(r->series[0].points[0].at, from);
+  EXPECT_EQ(r->non_finite, 1u);
+  {
+    std::lock_guard lk(mu);
+    EXPECT_EQ(query, "max_over_time(m[60s])");
+    EXPECT_EQ(start, "1700000000.500");
+    EXPECT_EQ(end, "1700003600.007");
+    EXPECT_EQ(step, "60");
+  }
+  // A refused connection names the range URL.
+  BoundPort nothing(false);
+  auto err = client(url_of(nothing.port()))->range("m", from, to, std::chrono::seconds(60));
+  ASSERT_FALSE(err.has_value());
+  EXPECT_EQ(err.error().message,
+            "Prometheus range query to " + url_of(nothing.port()) + "/api/v1/query_range failed: connection refused");
+}
+
 // Keep-alive: back-to-back queries share one connection; after an idle gap longer than the server's
 // keep-alive timeout (1 s here, 2 s gap) the closed connection is not reused and the query succeeds.
 TEST(PromClient, ReusesConnectionsAndRecoversFromIdleClose) {
