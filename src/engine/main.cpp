@@ -14,6 +14,7 @@
 #include "engine/build_info.h"
 #include "engine/engine.h"
 #include "engine/explain_cmd.h"
+#include "engine/gpu_exporter_cmd.h"
 #include "engine/plan_cmd.h"
 #include "engine/plan_sizing_cmd.h"
 #include "engine/report_cmd.h"
@@ -156,6 +157,23 @@ int main(int argc, char** argv) {
                           "File holding the bearer token sent to Prometheus");
   plan_sizing->add_option("--prometheus-ca-file", so.prometheus_ca_file,
                           "PEM CA bundle that verifies an https Prometheus URL");
+  // TEL-1: kubex gpu-exporter (src/engine/gpu_exporter_cmd.h).
+  kubex::engine::GpuExporterOptions go;
+  auto* gpu_exporter = app.add_subcommand(
+      "gpu-exporter",
+      "Serve per-container GPU use read from NVML on this node (a DaemonSet on GPU nodes): the kubex_gpu_container_* "
+      "series the reactive and history policies read");
+  gpu_exporter->add_option("--nvml-library", go.nvml_library, "NVML shared library, loaded at run time with dlopen")
+      ->capture_default_str();
+  gpu_exporter->add_option("--proc-root", go.proc_root, "The host's /proc (each GPU process's cgroup names its container)")
+      ->capture_default_str();
+  gpu_exporter->add_option("--node-name", go.node_name, "This node's name: its pods are watched (default: $NODE_NAME)");
+  gpu_exporter->add_option("--kubeconfig", go.kubeconfig,
+                           "Path to a kubeconfig (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)");
+  gpu_exporter->add_option("--context", go.context, "Kubeconfig context to use (default: current-context)");
+  gpu_exporter->add_option("--listen", go.listen, "Address of GET /metrics")->capture_default_str();
+  gpu_exporter->add_option("--interval", go.interval, "How often NVML is sampled")->capture_default_str();
+  gpu_exporter->add_option("--log-level", go.log_level, "debug, info, warn, error or off")->capture_default_str();
   // CLI-1: kubex explain (src/engine/explain_cmd.h).
   kubex::engine::ExplainOptions xo;
   auto* explain = app.add_subcommand(
@@ -271,6 +289,7 @@ int main(int argc, char** argv) {
   if (plan_consolidation->parsed())
     return kubex::engine::run_plan_consolidation(po, std::cin, std::cout, std::cerr);
   if (plan_sizing->parsed()) return kubex::engine::run_plan_sizing(so, std::cin, std::cout, std::cerr);
+  if (gpu_exporter->parsed()) return kubex::engine::run_gpu_exporter(go, std::cerr);
   if (explain->parsed()) return kubex::engine::run_explain(xo, std::cout, std::cerr);
   if (report->parsed()) return kubex::engine::run_report(ro, std::cout, std::cerr);
   return 0;
