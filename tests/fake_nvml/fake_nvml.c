@@ -23,7 +23,8 @@
  * nvmlDeviceGetProcessUtilization returns only samples newer than lastSeenTimeStamp, and NVML_ERROR_NOT_FOUND when
  * none is; with a NULL buffer it answers NVML_ERROR_INSUFFICIENT_SIZE and the count, as NVML does.
  * Without $FAKE_NVML_SCENARIO, or when the file cannot be read at nvmlInit_v2, nvmlInit_v2 fails with
- * NVML_ERROR_DRIVER_NOT_LOADED. */
+ * NVML_ERROR_DRIVER_NOT_LOADED; a malformed file with NVML_ERROR_UNKNOWN (and "fake-nvml: <file>:<line>: ..." on
+ * stderr). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <pthread.h>
@@ -276,7 +277,8 @@ static const char* parse_line(struct scenario* s, char** w, int n) {
   return NULL;
 }
 
-/* Reads the scenario into g_scenario; 0 (and g_scenario unchanged) when the file cannot be read or parsed. */
+/* Reads the scenario into g_scenario: 1; else g_scenario is unchanged and the result is 0 when the file cannot be
+ * read, -1 when it is malformed (both say why on stderr). */
 static int load_scenario(void) {
   const char* path = getenv("FAKE_NVML_SCENARIO");
   if (path == NULL || *path == '\0') {
@@ -306,13 +308,13 @@ static int load_scenario(void) {
   if (problem != NULL) {
     fprintf(stderr, "fake-nvml: %s:%d: %s\n", path, number, problem);
     free_scenario(&s);
-    return 0;
+    return -1;
   }
   for (unsigned i = 0; i < s.device_count; ++i) {
     if (!s.devices[i].present) {
       fprintf(stderr, "fake-nvml: %s: device %u is missing (devices are numbered from 0)\n", path, i);
       free_scenario(&s);
-      return 0;
+      return -1;
     }
     if (!s.devices[i].used_given) {
       for (size_t p = 0; p < s.process_count; ++p) {
@@ -337,7 +339,7 @@ static nvmlReturn_t enter(const char* call, int device) {
   if (path != NULL && stat(path, &st) == 0 &&
       (st.st_mtim.tv_sec != g_seen.st_mtim.tv_sec || st.st_mtim.tv_nsec != g_seen.st_mtim.tv_nsec ||
        st.st_size != g_seen.st_size || st.st_ino != g_seen.st_ino)) {
-    if (!load_scenario()) g_seen = st; /* keep the previous scenario; complain once per version */
+    if (load_scenario() != 1) g_seen = st; /* keep the previous scenario; complain once per version */
   }
   for (size_t i = 0; i < g_scenario.error_count; ++i) {
     const struct injected* e = &g_scenario.errors[i];
@@ -376,8 +378,9 @@ EXPORT nvmlReturn_t nvmlInit_v2(void) {
   pthread_mutex_lock(&g_lock);
   nvmlReturn_t rc = SUCCESS;
   if (g_initialized == 0) {
-    if (!load_scenario()) {
-      rc = DRIVER_NOT_LOADED;
+    int loaded = load_scenario();
+    if (loaded != 1) {
+      rc = loaded == 0 ? DRIVER_NOT_LOADED : UNKNOWN;
     } else if (g_scenario.init_error != SUCCESS) {
       rc = g_scenario.init_error;
     }

@@ -279,6 +279,40 @@ TEST_F(FakeNvml, InitErrorIsTheLoadError) {
   EXPECT_EQ(nvml.error().str(), "nvmlInit_v2: Driver Not Loaded");
 }
 
+// The fake's own checks: no scenario file is a node without a driver; a malformed one is an unknown error.
+TEST_F(FakeNvml, MissingOrMalformedScenarioFailsInit) {
+  auto missing = load_nvml(fake_library());
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().str(), "nvmlInit_v2: Driver Not Loaded");
+  write_scenario("device 0 GPU-x \"no total\"\n");
+  auto malformed = load_nvml(fake_library());
+  ASSERT_FALSE(malformed);
+  EXPECT_EQ(malformed.error().str(), "nvmlInit_v2: Unknown Error");
+}
+
+// A scenario rewritten into something malformed leaves the loaded library on the previous one.
+TEST_F(FakeNvml, MalformedRewriteKeepsThePreviousScenario) {
+  write_scenario(kTwoDevices + "process 0 pid=100 used=1\n");
+  auto nvml = load();
+  ASSERT_TRUE(nvml);
+  write_scenario(kTwoDevices + "process 0 pid=oops\n");
+  auto procs = nvml->processes(0);
+  ASSERT_TRUE(procs) << procs.error().str();
+  ASSERT_EQ(procs->size(), 1u);
+  EXPECT_EQ((*procs)[0].pid, 100u);
+}
+
+// TEL-1: a process list that never fits (NVML keeps answering INSUFFICIENT_SIZE) ends after a few retries with
+// an error instead of looping.
+TEST_F(FakeNvml, ProcessListThatNeverFitsIsAnError) {
+  write_scenario(kTwoDevices + "error nvmlDeviceGetComputeRunningProcesses_v3 1 INSUFFICIENT_SIZE\n");
+  auto nvml = load();
+  ASSERT_TRUE(nvml);
+  auto procs = nvml->processes(1);
+  ASSERT_FALSE(procs);
+  EXPECT_EQ(procs.error().str(), "nvmlDeviceGetComputeRunningProcesses_v3(1): Insufficient Size");
+}
+
 // TEL-1: a node without the library: one line that names the path.
 TEST(LoadNvml, MissingLibrarySaysWhereItLooked) {
   auto nvml = load_nvml("/nonexistent/libnvidia-ml.so.1");
