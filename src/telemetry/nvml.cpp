@@ -3,7 +3,7 @@
 //
 // Device handles are looked up per call (nvmlDeviceGetHandleByIndex_v2 is a table lookup inside NVML): no handle
 // outlives a call, so a device that disappears or a scenario that changes under the fake library never leaves a
-// stale handle behind.
+// stale handle behind. One object serves one sampling thread (it remembers each device's last process count).
 #include "telemetry/nvml.h"
 
 #include <dlfcn.h>
