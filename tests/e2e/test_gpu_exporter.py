@@ -59,6 +59,12 @@ class Exporter:
         wait_for(lambda: self.proc.poll() is None and http_get(self.url)[0] == 200, timeout=HANG, interval=0.2,
                  what="the exporter's /metrics")
 
+    def set_scenario(self, text):
+        """A new scenario, renamed over the old one: the fake NVML re-reads it at its next call."""
+        tmp = self.scenario.with_suffix(".new")
+        tmp.write_text(text)
+        tmp.replace(self.scenario)
+
     @property
     def url(self):
         return f"http://127.0.0.1:{self.port}/metrics"
@@ -105,7 +111,7 @@ def test_the_exporters_numbers_alone_upsize_and_evict(env):  # TEL-1, TEL-2, TEL
     uid, cid = pod["metadata"]["uid"], container_id(pod)
     write_cgroup(exporter.proc_root, 4242, uid, cid, "systemd")
     write_cgroup(exporter.proc_root, 4243, "0000-host", "f" * 64, "cgroupfs")  # a pod this node does not run
-    exporter.scenario.write_text(scenario("GPU-tel-0", [(4242, 1 * GIB, 45), (4243, GIB // 2, 10)]))
+    exporter.set_scenario(scenario("GPU-tel-0", [(4242, 1 * GIB, 45), (4243, GIB // 2, 10)]))
 
     # TEL-3: 1 GiB of a 0.25 × 16 GiB share is 25 %; 45 % of the whole GPU; the labels of kubex-sim's exporter.
     labels = (f'namespace="{ns}",pod="{pod["metadata"]["name"]}",container="app",node="{node}",gpu_uuid="GPU-tel-0",'
