@@ -674,6 +674,9 @@ def test_lint_with_the_gpu_exporter(helm, settings):
 def gpu_exporter_flags():
     res = subprocess.run([str(BIN / "kubex"), "gpu-exporter", "--help"], capture_output=True, text=True, timeout=30)
     assert res.returncode == 0, res.stdout + res.stderr
+    # A kubex without the subcommand prints its top-level help (exit 0) instead.
+    assert re.search(r"^Usage: \S*kubex gpu-exporter", res.stdout, re.M), \
+        f"{BIN / 'kubex'} has no gpu-exporter subcommand (TEL-1):\n{res.stdout}"
     return set(re.findall(r"(--[a-z][a-z0-9-]+)", res.stdout))
 
 
