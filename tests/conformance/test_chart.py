@@ -3,6 +3,7 @@ everything `kubectl kustomize config/default` renders, passes a server-side dry 
 webhook-configuration and RBAC validation), and both render the same set of objects."""
 import json
 
+import pytest
 import yaml
 
 from conftest import ENGINE_NS, ROOT, EngineProcess, free_port, run, wait_for
@@ -34,6 +35,22 @@ def test_seed_values_render_objects_the_real_api_server_accepts(crds):  # HLM-1,
             "GlobalConfiguration", "PolicyEvaluation"} <= kinds, kinds
     names = {d["metadata"]["name"] for d in docs if d["kind"] == "MutatingWebhookConfiguration"}
     assert names == {"000-kubex-mutating-webhook-configuration", "zzz-kubex-mutating-webhook-configuration"}
+    out = dry_run(cp, docs)
+    assert out.count("(server dry run)") == len(docs), out
+
+
+@pytest.mark.parametrize("driver", [[], ["--set", "gpuExporter.driver.runtimeClassName=",
+                                          "--set", "gpuExporter.driver.hostDriverRoot=/run/nvidia/driver"]],
+                         ids=["runtime-class", "host-driver-root"])
+def test_gpu_exporter_renders_objects_the_real_api_server_accepts(crds, driver):  # TEL-5
+    # The DaemonSet's pod template is validated as a pod's: hostPID, hostPath volumes, privileged without
+    # allowPrivilegeEscalation (the host-driver-root way), the RBAC objects.
+    cp = crds
+    docs = objects(cp.helm("template", RELEASE, str(CHART), "--namespace", ENGINE_NS,
+                           "--set", "gpuExporter.enabled=true", *driver,
+                           "--show-only", "templates/gpu-exporter.yaml").stdout)
+    assert sorted(d["kind"] for d in docs) == ["ClusterRole", "ClusterRoleBinding", "DaemonSet", "Service",
+                                               "ServiceAccount"]
     out = dry_run(cp, docs)
     assert out.count("(server dry run)") == len(docs), out
 

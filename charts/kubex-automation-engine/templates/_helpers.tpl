@@ -48,6 +48,26 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) -}}
 {{- end -}}
 
+{{/* `kubex gpu-exporter` (TEL-5): its name, labels and image (the engine's unless gpuExporter.image says). */}}
+{{- define "kubex.gpuExporterName" -}}
+{{- printf "%s-gpu-exporter" (include "kubex.fullname" .) | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "kubex.gpuExporterSelectorLabels" -}}
+{{ include "kubex.selectorLabels" . }}
+app.kubernetes.io/component: gpu-exporter
+{{- end -}}
+
+{{- define "kubex.gpuExporterLabels" -}}
+{{ include "kubex.labels" . }}
+app.kubernetes.io/component: gpu-exporter
+{{- end -}}
+
+{{- define "kubex.gpuExporterImage" -}}
+{{- $img := .Values.gpuExporter.image -}}
+{{- printf "%s:%s" (default .Values.image.repository $img.repository) (default (default .Chart.AppVersion .Values.image.tag) $img.tag) -}}
+{{- end -}}
+
 {{/* The webhook Service (HLM-1) and the DNS names its serving certificate must carry. */}}
 {{- define "kubex.webhookServiceName" -}}
 {{- printf "%s-webhook-service" (include "kubex.fullname" .) | trunc 63 | trimSuffix "-" -}}
@@ -94,6 +114,11 @@ Checks that the schema cannot express. Included by every template that depends o
 {{- end -}}
 {{- if and .Values.podDisruptionBudget.enabled (not (kindIs "invalid" .Values.podDisruptionBudget.minAvailable)) (not (kindIs "invalid" .Values.podDisruptionBudget.maxUnavailable)) -}}
 {{- fail "podDisruptionBudget: set only one of minAvailable and maxUnavailable (set the other to null)" -}}
+{{- end -}}
+{{- with .Values.gpuExporter -}}
+{{- if and .enabled .driver.runtimeClassName .driver.hostDriverRoot -}}
+{{- fail (printf "gpuExporter.driver: set runtimeClassName (%q: the NVIDIA container runtime injects libnvidia-ml) or hostDriverRoot (%q: the driver's files mounted from the host), not both; to use hostDriverRoot set gpuExporter.driver.runtimeClassName=\"\" (TEL-5)" .driver.runtimeClassName .driver.hostDriverRoot) -}}
+{{- end -}}
 {{- end -}}
 {{- with .Values.globalConfiguration.proactive.recommendationsConfigMap -}}
 {{- if or (not .namespace) (not .name) -}}
