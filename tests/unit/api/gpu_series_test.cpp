@@ -173,19 +173,17 @@ TEST(RenderGpuSeries, NumberFormatting) {
   std::string text = render_gpu_series({s});
   EXPECT_NE(text.find(" 33.333333333333336\n"), std::string::npos) << "shortest round-trip form";
   EXPECT_NE(text.find(" 1e+20\n"), std::string::npos);
-  EXPECT_NE(text.find("memory_footprint_percent{namespace=\"team\",pod=\"infer-0\",container=\"app\",node=\"t4-node-0\","
-                      "gpu_uuid=\"GPU-1\",gpu_model=\"Tesla-T4\",gpu_allocation_type=\"fraction\"} NaN\n"),
-            std::string::npos);
+  const std::string labels =
+      "{namespace=\"team\",pod=\"infer-0\",container=\"app\",node=\"t4-node-0\",gpu_uuid=\"GPU-1\","
+      "gpu_model=\"Tesla-T4\",gpu_allocation_type=\"fraction\"}";
+  EXPECT_NE(text.find("kubex_gpu_container_memory_footprint_percent" + labels + " NaN\n"), std::string::npos);
   EXPECT_NE(text.find("} 85899345920\n"), std::string::npos) << "bytes as integers, no exponent";
   EXPECT_NE(text.find("} 5153960755\n"), std::string::npos);
 
   s.sm_percent = std::numeric_limits<double>::infinity();
   s.sm_percent_seconds_total = -std::numeric_limits<double>::infinity();
   text = render_gpu_series({s});
-  EXPECT_NE(text.find("sm_utilization_percent{namespace=\"team\",pod=\"infer-0\",container=\"app\",node=\"t4-node-0\","
-                      "gpu_uuid=\"GPU-1\",gpu_model=\"Tesla-T4\",gpu_allocation_type=\"fraction\"} +Inf\n"),
-            std::string::npos)
-      << text;
+  EXPECT_NE(text.find("kubex_gpu_container_sm_utilization_percent" + labels + " +Inf\n"), std::string::npos) << text;
   EXPECT_NE(text.find("} -Inf\n"), std::string::npos);
 }
 

@@ -240,6 +240,23 @@ TEST(SeriesPass, CounterIntegratesOverPasses) {
   EXPECT_DOUBLE_EQ(state.pass(at(kT0 + 5500ms, 50)).samples.at(0).sm_percent_seconds_total, 0);
 }
 
+// A wall clock stepped back between passes adds nothing (a counter never decreases).
+TEST(SeriesPass, ClockSteppedBackAddsNothing) {
+  PassInput in = input(kT0);
+  DeviceRead d = device("GPU-a");
+  add_process(d, 10, kGiB, 50);
+  in.devices.push_back(d);
+  map_pid(in, 10, 'a', whole("p"));
+  SeriesState state;
+  state.pass(in);
+  in.now = kT0 + 2s;
+  EXPECT_DOUBLE_EQ(state.pass(in).samples.at(0).sm_percent_seconds_total, 100);
+  in.now = kT0 + 1s;
+  EXPECT_DOUBLE_EQ(state.pass(in).samples.at(0).sm_percent_seconds_total, 100);
+  in.now = kT0 + 3s;
+  EXPECT_DOUBLE_EQ(state.pass(in).samples.at(0).sm_percent_seconds_total, 200);
+}
+
 // A series absent from a pass is dropped: when it comes back its counter starts at 0 again.
 TEST(SeriesPass, SeriesThatDisappearsRestartsItsCounter) {
   NodeContainer c = whole("p");
