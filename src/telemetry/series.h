@@ -56,6 +56,10 @@ struct PassOutput {
 // the device), memory = Σ their used memory, the allocation and footprint by api::gpu_allocation_bytes /
 // api::gpu_footprint_percent, gpu_model = the device name. The counter adds sm_percent × the time since the
 // previous pass (0 on a series' first pass) and restarts with the container (restart_count) or pod UID.
+// A series absent from a pass (its processes ended) is dropped from the state: if it comes back later its counter
+// starts again at 0, which Prometheus reads as a counter reset. The rectangle rule (the newest sample × the time
+// since the previous pass) fits NVML, whose process sample is already an average over that window. A pid
+// listed on two devices counts on each; a pid listed twice on one device counts its SM once and its memory twice.
 class SeriesState {
  public:
   PassOutput pass(const PassInput& in);

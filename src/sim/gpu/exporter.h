@@ -1,25 +1,20 @@
-// The GPU model's Prometheus exporter: text exposition format 0.0.4 of the samples, with the metric names
-// of Kubex's gpu-process-exporter, served over plain HTTP (GET /metrics, GET /healthz).
+// The GPU model's Prometheus exporter: the samples rendered by api::render_gpu_series (text exposition format
+// 0.0.4, the metric names of Kubex's gpu-process-exporter), served over plain HTTP (GET /metrics, GET /healthz).
 #pragma once
 
 #include <functional>
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "api/gpu_series.h"
 #include "common/result.h"
-#include "sim/gpu/sample.h"
 
 namespace kubex::sim::gpu {
 
-inline constexpr const char* kMetricsContentType = "text/plain; version=0.0.4; charset=utf-8";
+using api::kMetricsContentType;
 
-// Every metric family with HELP and TYPE lines (also when there are no samples), one series per sample,
-// in the order of `samples`.
-std::string render_text(const std::vector<Sample>& samples);
-
-// Escapes a label value (backslash, double quote, newline) for the text format.
-std::string escape_label_value(const std::string& v);
+// The text rendering and label escaping are api/gpu_series.h's (render_gpu_series, escape_label_value), shared
+// with `kubex gpu-exporter`.
 
 class MetricsServer {
  public:

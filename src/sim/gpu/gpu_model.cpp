@@ -33,7 +33,7 @@ struct Published {
 
   const std::string& metrics_text() const {
     std::call_once(rendered, [this] {
-      text = render_text(samples);
+      text = api::render_gpu_series(samples);
       // The exporter's own counter: a test (or anyone) can wait for N more samples instead of sleeping.
       text += "# HELP kubex_sim_gpu_samples_total GPU samples taken since kubex-sim started.\n"
               "# TYPE kubex_sim_gpu_samples_total counter\n"

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "api/gpu_series.h"
+
 namespace kubex::sim::gpu {
 
 namespace {
@@ -28,7 +30,6 @@ struct Placed {
   GpuContainer gpu;
   double sm_demand;         // on this GPU, percent of the GPU
   double memory_mib;        // on this GPU
-  double total_memory_mib;  // the container's whole working set (fraction footprint numerator)
 };
 
 struct Device {
@@ -65,10 +66,6 @@ std::vector<double> share_sm(const std::vector<double>& demands) {
   out.reserve(demands.size());
   for (double d : demands) out.push_back(sum > 100 ? std::max(0.0, d) * 100 / sum : std::max(0.0, d));
   return out;
-}
-
-double footprint_percent(double working_set_mib, double capacity_mib) {
-  return capacity_mib > 0 ? working_set_mib * 100 / capacity_mib : 0;
 }
 
 std::vector<std::size_t> overflow_victims(const std::vector<Tenant>& tenants, double capacity_mib) {
@@ -279,7 +276,7 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
         auto [it, inserted] = device_at.try_emplace(&uuid, devices.size());
         if (inserted) devices.push_back({&node, index, {}});
         devices[it->second].tenants.push_back(
-            {&pod, g, std::min(100.0, d.sm_percent / k), d.memory_mib / k, d.memory_mib});
+            {&pod, g, std::min(100.0, d.sm_percent / k), d.memory_mib / k});
       }
     }
   }
@@ -308,11 +305,12 @@ Evaluation evaluate(const std::vector<std::shared_ptr<const cluster::SimPod>>& p
       s.gpu_model = dev.node->gpu_product;
       s.allocation_type = allocation_type_label(t.gpu.type);
       s.sm_percent = shares[i];
+      // A fraction container sits on one GPU, so its working set there is its whole working set.
       s.memory_bytes = std::llround(t.memory_mib * kMiB);
-      double capacity = t.gpu.type == AllocationType::kFraction ? t.gpu.fraction * device_mib : device_mib;
-      double numerator = t.gpu.type == AllocationType::kFraction ? t.total_memory_mib : t.memory_mib;
-      s.memory_footprint_percent = footprint_percent(numerator, capacity);
-      s.memory_total_bytes = std::llround(capacity * kMiB);
+      // TEL-3: the exported allocation and footprint follow the rule `kubex gpu-exporter` uses (api/gpu_series.h).
+      s.memory_total_bytes = api::gpu_allocation_bytes(s.allocation_type, t.gpu.fraction,
+                                                       dev.node->gpu_memory_mib * std::int64_t{1024 * 1024});
+      s.memory_footprint_percent = api::gpu_footprint_percent(s.memory_bytes, s.memory_total_bytes);
       s.pod_uid = t.pod->uid;
       s.restart_count = c.restart_count;
       ev.samples.push_back(std::move(s));

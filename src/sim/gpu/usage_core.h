@@ -32,9 +32,6 @@ MemoryIsolation isolation_for(const cluster::KaiSettings& kai);
 // demand × 100 / sum; otherwise each gets its demand.
 std::vector<double> share_sm(const std::vector<double>& demands);
 
-// `working_set_mib` relative to `capacity_mib` in percent (0 when the capacity is not positive).
-double footprint_percent(double working_set_mib, double capacity_mib);
-
 // A container's use of one GPU's memory, for the overflow decision without isolation.
 struct Tenant {
   common::TimePoint started;  // the pod's start time

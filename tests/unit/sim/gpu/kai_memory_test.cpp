@@ -154,7 +154,9 @@ TEST(KaiMemory, ContendedGpuOomKillsThePodAboveItsRequest) {
   ASSERT_EQ(nv.samples.size(), 2u);
   EXPECT_EQ(nv.samples[0].pod, "burst");
   EXPECT_EQ(nv.samples[0].memory_total_bytes, std::llround(0.3 * 16384 * kMiB));
-  EXPECT_NEAR(nv.samples[0].memory_footprint_percent, 9000 * 100 / (0.3 * 16384), 1e-9);
+  // TEL-3: the footprint is the exported bytes over the exported allocation (rounded down to a byte).
+  EXPECT_DOUBLE_EQ(nv.samples[0].memory_footprint_percent, 9000 * kMiB * 100 / 5153960755.0);
+  EXPECT_NEAR(nv.samples[0].memory_footprint_percent, 9000 * 100 / (0.3 * 16384), 1e-7);
 
   // NonMemoryEnforced keeps today's rule: the newest crashes.
   auto none = run({reservation("g1", "0"), burst, steady}, MemoryIsolation::kNone);

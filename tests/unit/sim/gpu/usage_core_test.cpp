@@ -108,15 +108,6 @@ TEST(Contention, ProportionalShareAbove100Percent) {
   }
 }
 
-// PRO-2: the memory footprint is relative to the allocation for KAI fraction pods, to one device otherwise.
-TEST(Footprint, RelativeToTheCapacity) {
-  EXPECT_DOUBLE_EQ(footprint_percent(4096, 0.5 * 16384), 50);  // 0.5 of a 16384 MiB GPU
-  EXPECT_DOUBLE_EQ(footprint_percent(4096, 16384), 25);
-  EXPECT_DOUBLE_EQ(footprint_percent(0, 8192), 0);
-  EXPECT_DOUBLE_EQ(footprint_percent(100, 0), 0);
-  EXPECT_NEAR(footprint_percent(20000, 16384), 122.0703125, 1e-9);
-}
-
 TEST(OverflowVictims, NewestPodsCrashUntilTheRestFit) {
   auto t = [](int s) { return kT0 + std::chrono::seconds(s); };
   struct Case {
@@ -282,7 +273,9 @@ TEST(Evaluate, PatternsFollowTheTimeSincePodStart) {
   auto early = run({reservation("g1", "0"), pod}, MemoryIsolation::kNone, kT0 + 4min);
   auto late = run({reservation("g1", "0"), pod}, MemoryIsolation::kNone, kT0 + 5min);
   EXPECT_DOUBLE_EQ(early.samples.at(0).sm_percent, 20);
-  EXPECT_NEAR(early.samples.at(0).memory_footprint_percent, 40, 1e-9);  // 3276.8 MiB of 8192
+  // 3276.8 MiB of 8192: TEL-3 takes the exported bytes (3435973836.8 rounded to 3435973837) over the allocation.
+  EXPECT_DOUBLE_EQ(early.samples.at(0).memory_footprint_percent, 3435973837.0 * 100 / (8192LL << 20));
+  EXPECT_NEAR(early.samples.at(0).memory_footprint_percent, 40, 1e-8);
   EXPECT_DOUBLE_EQ(late.samples.at(0).sm_percent, 80);
   EXPECT_DOUBLE_EQ(late.samples.at(0).memory_footprint_percent, 50);
 }
