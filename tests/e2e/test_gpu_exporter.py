@@ -110,7 +110,7 @@ def test_the_exporters_numbers_alone_upsize_and_evict(env):  # TEL-1, TEL-2, TEL
     pod = wait_for(lambda: (r := running(sim, ns)) and r[0], timeout=HANG, what="the pod running on " + node)
     uid, cid = pod["metadata"]["uid"], container_id(pod)
     write_cgroup(exporter.proc_root, 4242, uid, cid, "systemd")
-    write_cgroup(exporter.proc_root, 4243, "0000-host", "f" * 64, "cgroupfs")  # a pod this node does not run
+    write_cgroup(exporter.proc_root, 4243, "9f0e7a3c-1111-2222-3333-444455556666", "f" * 64, "cgroupfs")  # a pod this node does not run
     exporter.set_scenario(scenario("GPU-tel-0", [(4242, 1 * GIB, 45), (4243, GIB // 2, 10)]))
 
     # TEL-3: 1 GiB of a 0.25 × 16 GiB share is 25 %; 45 % of the whole GPU; the labels of kubex-sim's exporter.
