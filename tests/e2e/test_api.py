@@ -224,7 +224,7 @@ def test_python_client_sees_defaults_and_422_field_errors(api):  # API-2 with th
 def test_kubex_validate_accepts_the_examples():
     res = validate("-f", str(EXAMPLES))
     assert res.returncode == 0, res.stderr
-    assert res.stderr == "" and res.stdout == "4 objects valid\n"  # CLI-3: success says so (issue 26)
+    assert res.stderr == "" and res.stdout == "7 objects valid\n"  # CLI-3: success says so (issue 26; 3 of them the safe-sizing preset)
     res = validate("-f", str(EXAMPLES / "kai-gpu-sharing.yaml"), "-o", "json")
     assert res.returncode == 0
     report = json.loads(res.stdout)
