@@ -10,7 +10,7 @@ import json
 import pytest
 import yaml
 
-from conftest import EngineProcess, wait_for
+from conftest import ROOT, EngineProcess, wait_for
 from test_gpu_metrics import Prometheus, start_gpu_sim
 from test_reactive import (API, CW, HANG, SIM_CONFIG, apply, condition, kai_deployment, owner_annotation, queue,
                            running, starter_docs, wait_recommendation)
@@ -59,7 +59,7 @@ def env(sim_factory, tmp_path_factory):
     rules = tmp / "rules.yaml"
     rules.write_text(yaml.safe_dump(RULES))
     prom = Prometheus(metrics, rules=rules)
-    sim.kubectl("apply", "-k", str(__import__("conftest").ROOT / "config" / "crd"))
+    sim.kubectl("apply", "-k", str(ROOT / "config" / "crd"))
     sim.kubectl("create", "namespace", "kubex")
     apply(sim, queue("kubex-parent-queue"), queue("kubex-unlimited-gpu-queue", parent="kubex-parent-queue"))
     apply(sim, {"apiVersion": API, "kind": "GlobalConfiguration", "metadata": {"name": "global-config"},
