@@ -15,6 +15,7 @@
 #include "decide/desired_annotations.h"
 #include "decide/policy/catalog.h"
 #include "decide/policy/match.h"
+#include "decide/reactive/per_pod.h"
 #include "decide/reactive/reactive.h"
 #include "decide/status/policy_status.h"
 #include "kube/runtime/metrics.h"
@@ -118,6 +119,58 @@ decide::Summary summary_of(const api::WorkloadView& w, const decide::policy::Mat
   }
   s.text = decide::summary_text(s.changes);
   return s;
+}
+
+std::vector<decide::reactive::PodRef> refs_of(const std::vector<observe::WorkloadPods>& pods) {
+  std::vector<decide::reactive::PodRef> refs;
+  for (const auto& w : pods) {
+    for (const auto& p : w.pods) refs.push_back({w.ns, &p});
+  }
+  return refs;
+}
+
+// TEL-4: when some pods sharing a GPU have the same upsize samples, one more batched query reads whether their
+// compute series moved (decide/reactive/per_pod.h); counted with the cycle's queries.
+void read_spread_of_suspects(prom::Querier& prometheus, const api::ReactiveSpec& spec,
+                             std::vector<observe::WorkloadPods>& pods, observe::SignalRead& read) {
+  if (read.error) return;
+  const decide::reactive::PodKeys suspects = decide::reactive::suspects(refs_of(pods));
+  if (suspects.empty()) return;
+  observe::SignalRead more = observe::read_compute_spread(prometheus, spec, pods, suspects);
+  read.succeeded += more.succeeded;
+  read.failed += more.failed;
+  read.non_finite += more.non_finite;
+  read.error = more.error;
+}
+
+// TEL-4: the pods whose samples are copies of their GPU's series leave the cycle (no recommendation from them);
+// `excluded[i]` says whether workload i lost any.
+decide::reactive::NotPerPod leave_out_copied_samples(std::vector<observe::WorkloadPods>& pods,
+                                                     std::vector<bool>& excluded) {
+  decide::reactive::NotPerPod found = decide::reactive::not_per_pod(refs_of(pods));
+  excluded.assign(pods.size(), false);
+  if (!found.any()) return found;
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const std::size_t before = pods[i].pods.size();
+    std::erase_if(pods[i].pods, [&](const decide::reactive::PodInput& p) {
+      return found.pods.contains({pods[i].ns, p.name});
+    });
+    excluded[i] = pods[i].pods.size() != before;
+  }
+  return found;
+}
+
+// Ready=False/MetricsNotPerPod's message: the metric(s), an example pair and what to do.
+std::string not_per_pod_message(const api::ReactiveSpec& spec, const decide::reactive::NotPerPod& found) {
+  const std::string& compute = spec.compute.prometheus.metric;
+  const std::string& memory = spec.memory.prometheus.metric;
+  std::string m = compute == memory ? "metric \"" + compute + "\" gives"
+                                    : "metrics \"" + compute + "\" and \"" + memory + "\" give";
+  m += " pods " + found.first + " and " + found.second +
+       " on one GPU the same series (the device's value copied onto each pod, as DCGM's per-pod mode does); no "
+       "recommendation for " + std::to_string(found.pods.size()) +
+       " pods sharing a GPU: use kubex gpu-exporter or another per-process source";
+  return m;
 }
 
 }  // namespace
@@ -242,6 +295,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     } else {
       auto t0 = Steady::now();
       observe::SignalRead read = observe::read_signals(**querier, spec, pods);
+      read_spread_of_suspects(**querier, spec, pods, read);
       prometheus_seconds = seconds_since(t0);
       queries = read.succeeded + read.failed;
       if (queries_ok_) queries_ok_->Increment(static_cast<double>(read.succeeded));
@@ -250,6 +304,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
     }
   }
 
+  decide::reactive::NotPerPod not_per_pod;
   act::StatusChange status;
   status.generation = policy.meta.generation;
   status.fields["lastEvaluationTime"] = common::format_rfc3339(now);
@@ -259,7 +314,15 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
               {{"policy", key}, {"error", failure->str()}});
     status.set.push_back({"Ready", "False", "PrometheusQueryFailed", failure->str()});
   } else {
-    status.set.push_back({"Ready", "True", decide::kReasonReconciled, decide::kReadyMessage});
+    // TEL-4: copied samples leave the cycle; the policy says so until they stop.
+    std::vector<bool> excluded;
+    not_per_pod = leave_out_copied_samples(pods, excluded);
+    if (not_per_pod.any()) {
+      status.set.push_back(
+          {"Ready", "False", decide::kReasonMetricsNotPerPod, not_per_pod_message(spec, not_per_pod)});
+    } else {
+      status.set.push_back({"Ready", "True", decide::kReasonReconciled, decide::kReadyMessage});
+    }
     const std::string requests_key = decide::desired_requests_key(policy.kind);
     const std::string state_key = decide::reactive_state_key(policy.kind);
     const std::string limits_key = decide::desired_limits_key(policy.kind);
@@ -297,6 +360,10 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
         if (is_reactive_key(k) && w.annotation(k)) remove.push_back(k);
       }
       decide::Summary summary = summary_of(w, *winner, out, in, options_.dry_run);
+      if (excluded[i]) {  // OBS-4: some of its pods were left out (TEL-4)
+        summary.applied_filters.push_back("metricsNotPerPod");
+        std::sort(summary.applied_filters.begin(), summary.applied_filters.end());
+      }
       summaries_.write(log_, summary);  // OBS-4: one line per workload per cycle, at info when it is news
       auto written = deps_.annotations->write(w, set, remove, "reactive recommendations");
       if (!written) {
@@ -319,6 +386,7 @@ kube::ReconcileOutcome ReactiveRecommender::cycle(const std::string& key) {
                                {"eligiblePods", eligible},
                                {"queries", queries},
                                {"ok", !failure.has_value()},
+                               {"podsNotPerPod", not_per_pod.pods.size()},
                                {"ownersWritten", written_count},
                                {"prometheusSeconds", prometheus_seconds},
                                {"decideSeconds", decide_seconds},

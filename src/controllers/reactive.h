@@ -5,6 +5,8 @@
 // (decide/reactive) and writes it with the reactive-state under the policy kind's prefix (the other reactive
 // prefix is removed), logging one `rightsizing summary` line (phase `reactive`) per workload. A failed query
 // changes nothing and sets Ready=False/PrometheusQueryFailed with the error (REA-10) until a cycle succeeds.
+// Pods whose samples are copies of their GPU's series (TEL-4, decide/reactive/per_pod.h) leave the cycle, and
+// the policy says Ready=False/MetricsNotPerPod (naming the metric and a pair of pods) while any do.
 // Counts kubex_gpu_recommendations_total{policy_kind,direction} and kubex_prometheus_queries_total{phase="reactive",result}.
 #pragma once
 

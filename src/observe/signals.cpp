@@ -111,7 +111,13 @@ WorkloadPods eligible_pods(const Caches& caches, const api::WorkloadView& w, com
     for (auto& c : pod_containers(*p)) {
       if (c.allocation > 0) pod.containers.push_back(std::move(c));  // REA-2: included containers
     }
-    if (!pod.containers.empty()) out.pods.push_back(std::move(pod));
+    if (pod.containers.empty()) continue;
+    // TEL-4: the GPU a KAI fraction pod shares (its node and KAI's GPU group).
+    const api::IStr* group = p->label(api::keys::kGpuGroupLabel);
+    if (group && !group->view().empty() && !p->node_name.view().empty()) {
+      pod.gpu = p->node_name.str() + "/" + group->str();
+    }
+    out.pods.push_back(std::move(pod));
   }
   std::sort(out.pods.begin(), out.pods.end(), [](const PodInput& a, const PodInput& b) { return a.name < b.name; });
   return out;
@@ -171,6 +177,34 @@ std::chrono::seconds seconds_of(common::Duration d) {
   return std::chrono::duration_cast<std::chrono::seconds>(d);
 }
 
+using Field = std::optional<double> decide::reactive::Samples::*;
+
+// One reduction of one signal for `names` (⌈names/500⌉ queries), each sample stored in its container's `field`.
+// False after the first failed query (REA-10: the read stops there).
+bool read_one(prom::Querier& prometheus, const api::PrometheusSignal& p, prom::Reduction reduction,
+              common::Duration window, const std::vector<prom::PodName>& names, const SampleIndex& index,
+              Field field, SignalRead& read) {
+  for (const std::string& promql : prom::signal_queries(selector_of(p), reduction, names, seconds_of(window))) {
+    auto v = prometheus.instant(promql);
+    if (!v) {
+      ++read.failed;
+      read.error = v.error();
+      return false;
+    }
+    ++read.succeeded;
+    read.non_finite += v->non_finite;
+    for (const prom::Sample& s : v->samples) {
+      auto label = [&](const std::string& name) -> std::string {
+        auto it = s.labels.find(name);
+        return it == s.labels.end() ? std::string() : it->second;
+      };
+      auto it = index.by_key.find({label(p.namespace_label), label(p.pod_label), label(p.container_label)});
+      if (it != index.by_key.end()) (*it->second).*field = s.value;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 SignalRead read_signals(prom::Querier& prometheus, const api::ReactiveSpec& spec,
@@ -186,7 +220,6 @@ SignalRead read_signals(prom::Querier& prometheus, const api::ReactiveSpec& spec
   }
   if (names.empty()) return read;
 
-  using Field = std::optional<double> decide::reactive::Samples::*;
   struct Query {
     const api::SignalConfig* signal;
     prom::Reduction reduction;
@@ -204,26 +237,28 @@ SignalRead read_signals(prom::Querier& prometheus, const api::ReactiveSpec& spec
        &decide::reactive::Samples::memory_scale_back},
   };
   for (const Query& q : queries) {
-    const api::PrometheusSignal& p = q.signal->prometheus;
-    for (const std::string& promql : prom::signal_queries(selector_of(p), q.reduction, names, seconds_of(q.window))) {
-      auto v = prometheus.instant(promql);
-      if (!v) {
-        ++read.failed;
-        read.error = v.error();
-        return read;  // REA-10: nothing changes this cycle
-      }
-      ++read.succeeded;
-      read.non_finite += v->non_finite;
-      for (const prom::Sample& s : v->samples) {
-        auto label = [&](const std::string& name) -> std::string {
-          auto it = s.labels.find(name);
-          return it == s.labels.end() ? std::string() : it->second;
-        };
-        auto it = index.by_key.find({label(p.namespace_label), label(p.pod_label), label(p.container_label)});
-        if (it != index.by_key.end()) (*it->second).*q.field = s.value;
-      }
+    // REA-10: a failed query ends the read; nothing changes this cycle.
+    if (!read_one(prometheus, q.signal->prometheus, q.reduction, q.window, names, index, q.field, read)) break;
+  }
+  return read;
+}
+
+SignalRead read_compute_spread(prom::Querier& prometheus, const api::ReactiveSpec& spec,
+                               std::vector<WorkloadPods>& workloads,
+                               const std::set<std::pair<std::string, std::string>>& only) {
+  SignalRead read;
+  SampleIndex index;
+  std::vector<prom::PodName> names;
+  for (auto& w : workloads) {
+    for (auto& p : w.pods) {
+      if (!only.contains({w.ns, p.name})) continue;
+      names.push_back({w.ns, p.name});
+      for (auto& c : p.containers) index.by_key[{w.ns, p.name, c.name}] = &c.samples;
     }
   }
+  if (names.empty()) return read;
+  read_one(prometheus, spec.compute.prometheus, prom::Reduction::kStddev, spec.compute.upsize.metrics_window, names,
+           index, &decide::reactive::Samples::compute_spread, read);
   return read;
 }
 

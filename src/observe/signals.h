@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,8 @@ struct WorkloadPods {
 };
 
 // REA-2: the eligible pods of `w` (Running, not terminating, started at least `min_age` ago) with their
-// included containers; a pod without any is left out.
+// included containers and, for a pod labelled with KAI's runai-gpu-group, its GPU ("<node>/<group>", TEL-4);
+// a pod without any included container is left out.
 WorkloadPods eligible_pods(const Caches& caches, const api::WorkloadView& w, common::Duration min_age,
                            common::TimePoint now);
 
@@ -79,5 +81,12 @@ struct SignalRead {
 // Samples. A sample with no matching pod or container is ignored; a container without a sample keeps nullopt.
 SignalRead read_signals(prom::Querier& prometheus, const api::ReactiveSpec& spec,
                         std::vector<WorkloadPods>& workloads);
+
+// TEL-4: the compute signal's stddev_over_time over its upsize window for the pods of `only` (namespace, pod),
+// ⌈pods/500⌉ queries, stored in Samples::compute_spread. Sent only when decide/reactive/per_pod.h suspects a
+// pair, so an ordinary cycle stays at REA-3's four queries.
+SignalRead read_compute_spread(prom::Querier& prometheus, const api::ReactiveSpec& spec,
+                               std::vector<WorkloadPods>& workloads,
+                               const std::set<std::pair<std::string, std::string>>& only);
 
 }  // namespace kubex::observe

@@ -66,7 +66,8 @@ std::string signal_query(const SignalSelector& s, Reduction r, std::span<const P
   // REA-3: a counter's gauge is its per-second rate, read through a subquery at a 30 s resolution.
   std::string range = is_counter(s.metric) ? "rate(" + selector + "[1m])[" + w + ":30s]" : selector + "[" + w + "]";
   std::string reduced = r == Reduction::kQuantile95 ? "quantile_over_time(0.95, " + range + ")"
-                                                    : "max_over_time(" + range + ")";
+                        : r == Reduction::kMax     ? "max_over_time(" + range + ")"
+                                                   : "stddev_over_time(" + range + ")";
   std::string agg = s.agg == Aggregation::kSum ? "sum" : "avg";
   return agg + " by (" + s.namespace_label + "," + s.pod_label + "," + s.container_label + ") (" + reduced + ")";
 }

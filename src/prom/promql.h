@@ -20,8 +20,9 @@ namespace kubex::prom {
 
 inline constexpr std::size_t kMaxPodsPerQuery = 500;  // REA-3
 
-// compute: quantile_over_time(0.95, …); memory: max_over_time(…).
-enum class Reduction { kQuantile95, kMax };
+// compute: quantile_over_time(0.95, …); memory: max_over_time(…); kStddev: stddev_over_time(…), TEL-4's check
+// that a series moved.
+enum class Reduction { kQuantile95, kMax, kStddev };
 // fullGPU: sum; currentAllocation: avg (REA-3).
 enum class Aggregation { kSum, kAvg };
 

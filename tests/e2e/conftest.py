@@ -285,7 +285,8 @@ FILE_SECONDS = {
     "test_availability.py": 325, "test_chaos.py": 299, "test_reactive.py": 246, "test_actuation_restart.py": 225,
     "test_demo.py": 224, "test_consolidation.py": 182, "test_admission.py": 174, "test_idle_gaps.py": 167,
     "test_report.py": 127, "test_consolidation_models.py": 126, "test_optional_apis.py": 92, "test_sim_trace.py": 85,
-    "test_gpu_metrics.py": 84, "test_explain.py": 82, "test_kai_modes.py": 82, "test_resize_harm.py": 61,
+    "test_gpu_metrics.py": 84, "test_reactive_not_per_pod.py": 84, "test_explain.py": 82, "test_kai_modes.py": 82,
+    "test_resize_harm.py": 61,
 }
 
 

@@ -37,6 +37,9 @@ bool eligible(const PodFacts& pod, common::Duration min_pod_metrics_age, common:
 // nullopt = no sample (VAL-8: NaN and Inf count as missing, and are ignored here too).
 struct Samples {
   std::optional<double> compute_upsize, compute_scale_back, memory_upsize, memory_scale_back;
+  // TEL-4 only, read for the pods per_pod.h suspects: the compute series' standard deviation over the upsize
+  // window (0 = flat).
+  std::optional<double> compute_spread;
 };
 
 struct ContainerInput {
@@ -51,6 +54,9 @@ struct ContainerInput {
 struct PodInput {
   std::string name;
   std::vector<ContainerInput> containers;
+  // The physical GPU this pod shares with others, as far as kubex knows: "<node>/<runai-gpu-group>" for a KAI
+  // fraction pod; "" when unknown (no group label, a whole-GPU pod). Only TEL-4 (per_pod.h) reads it.
+  std::string gpu;
 };
 
 // `<gpureactive|cwgpureactive>.rightsizing.kubex.ai/reactive-state` (SPEC §2).

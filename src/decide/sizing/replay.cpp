@@ -185,7 +185,7 @@ std::vector<Hundredths> replay_kubex(const ContainerSeries& series, const Replay
       ci.samples.memory_upsize = window_value(s, pod, i, spec.memory.upsize.metrics_window, true, spec.memory.prometheus);
       ci.samples.memory_scale_back =
           window_value(s, pod, i, spec.memory.scale_back.metrics_window, true, spec.memory.prometheus);
-      in.pods.push_back({"pod-" + std::to_string(pod.generation), {ci}});
+      in.pods.push_back({"pod-" + std::to_string(pod.generation), {ci}, ""});
     }
     const reactive::Outcome out = reactive::decide(in);
     if (out.result == reactive::Result::kRecommended) existing = out.requests;

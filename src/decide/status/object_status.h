@@ -30,6 +30,7 @@ inline constexpr const char* kReasonStrategyNotFound = "StrategyNotFound";
 inline constexpr const char* kReasonStrategyInvalid = "StrategyInvalid";
 inline constexpr const char* kReasonReconciled = "Reconciled";
 inline constexpr const char* kReasonPrometheusQueryFailed = "PrometheusQueryFailed";
+inline constexpr const char* kReasonMetricsNotPerPod = "MetricsNotPerPod";  // TEL-4
 inline constexpr const char* kReasonNotEvaluated = "NotEvaluated";
 // OBS-2 event reasons.
 inline constexpr const char* kEventStrategyResolved = "StrategyResolved";

@@ -68,7 +68,7 @@ PolicyConditions policy_conditions(const PolicyStatusInput& in) {
 }
 
 const std::vector<std::string>& recommender_ready_reasons() {
-  static const std::vector<std::string> v = {kReasonPrometheusQueryFailed};
+  static const std::vector<std::string> v = {kReasonPrometheusQueryFailed, kReasonMetricsNotPerPod};
   return v;
 }
 

@@ -52,7 +52,7 @@ std::string strategy_not_found_message(api::Kind policy_kind, const std::string&
 inline constexpr const char* kReadyMessage = "the policy and its strategy are valid";
 
 // Ready reasons that another writer owns while the policy is valid (the reactive recommender's
-// PrometheusQueryFailed): a status controller leaves such a Ready alone (act::StatusChange::keep_reasons).
+// PrometheusQueryFailed and MetricsNotPerPod): a status controller leaves such a Ready alone (act::StatusChange::keep_reasons).
 const std::vector<std::string>& recommender_ready_reasons();
 
 // SEL-1 top owners: Deployment, StatefulSet, DaemonSet, CronJob, Rollout, AnalysisRun, StrimziPodSet, Model,

@@ -25,8 +25,9 @@ const std::string kKey = "ClusterGpuReactivePolicy/reactive";
 const std::string kRequests = "cwgpureactive.rightsizing.kubex.ai/desired-resource-requests";
 const std::string kState = "cwgpureactive.rightsizing.kubex.ai/reactive-state";
 
-// Answers every compute query with `compute` and every memory query with `memory` (percent) for each pod
-// named in the query's pod matcher, container "app"; fails while `fail` is set.
+// Answers every compute query with `compute` and every memory query with `memory` (percent; `per_pod` overrides
+// both for a pod) and every stddev_over_time query (TEL-4) with `spread`, for each pod named in the query's pod
+// matcher, container "app"; fails while `fail` is set.
 class FakePrometheus final : public prom::Querier {
  public:
   explicit FakePrometheus(prom::Options o) : options_(std::move(o)) {}
@@ -34,17 +35,22 @@ class FakePrometheus final : public prom::Querier {
     queries.push_back(promql);
     if (fail) return common::fail("Prometheus query to " + options_.url + "/api/v1/query failed: connection refused");
     bool compute = promql.find("quantile_over_time") != std::string::npos;
+    bool stddev = promql.find("stddev_over_time") != std::string::npos;
     prom::Vector v;
     for (const auto& [ns, pod] : pods) {
       if (promql.find("\"" + ns) == std::string::npos || promql.find(pod) == std::string::npos) continue;
-      v.samples.push_back({{{"namespace", ns}, {"pod", pod}, {"container", "app"}}, compute ? this->compute : memory});
+      auto own = per_pod.find(pod);
+      double c = own == per_pod.end() ? this->compute : own->second.first;
+      double m = own == per_pod.end() ? memory : own->second.second;
+      v.samples.push_back({{{"namespace", ns}, {"pod", pod}, {"container", "app"}}, stddev ? spread : compute ? c : m});
     }
     return v;
   }
   const prom::Options& options() const override { return options_; }
 
   std::vector<std::pair<std::string, std::string>> pods;  // (namespace, pod) with samples
-  double compute = 45, memory = 20;
+  double compute = 45, memory = 20, spread = 0;
+  std::map<std::string, std::pair<double, double>> per_pod;  // pod -> (compute, memory)
   bool fail = false;
   std::vector<std::string> queries;
   prom::Options options_;  // what the connector was given
@@ -86,7 +92,7 @@ observe::WorkloadPods pods_at(const std::string& ns, const std::vector<std::stri
     decide::reactive::ContainerInput c;
     c.name = "app";
     c.allocation = a;
-    out.pods.push_back({n, {c}});
+    out.pods.push_back({n, {c}, ""});
   }
   return out;
 }
@@ -139,6 +145,10 @@ class ReactiveFixture : public ::testing::Test {
     return ctl->reconcile(kKey);
   }
   json ready() { return api.condition(K::kClusterGpuReactivePolicy, "", "reactive", "Ready"); }
+  // The pods of `ns/name` share one GPU (node and KAI group, as observe reads them).
+  void share_gpu(const std::string& ns, const std::string& name, const std::string& gpu = "node-a/group-1") {
+    for (auto& p : pods->pods[ns + "/" + name].pods) p.gpu = gpu;
+  }
 };
 
 TEST_F(ReactiveFixture, OneCycleWritesTheRecommendationAndReportsReady) {  // REA-6, REA-9, OBS-1, OBS-5
@@ -271,6 +281,86 @@ TEST_F(ReactiveFixture, QueriesAreCounted) {  // OBS-5 kubex_prometheus_queries_
   EXPECT_NE(text.find(R"(kubex_gpu_recommendations_total{direction="initial",policy_kind="ClusterGpuReactivePolicy"} 1)"),
             std::string::npos)
       << text;
+}
+
+TEST_F(ReactiveFixture, CopiedSamplesOnOneGpuRecommendNothingAndSayMetricsNotPerPod) {  // TEL-4
+  add("ml", "infer", {"infer-1", "infer-2"});
+  share_gpu("ml", "infer");
+  prometheus->spread = 6.5;  // the series moves and both sharers read the same: the device's value, copied
+  ASSERT_TRUE(cycle());
+  EXPECT_TRUE(writer->writes.empty());  // no recommendation from either pod
+  EXPECT_EQ(prometheus->queries.size(), 5u);  // the four REA-3 queries and one for the suspects' spread
+  EXPECT_NE(prometheus->queries[4].find(R"(stddev_over_time(kubex_gpu_container_sm_utilization_percent{namespace=~"ml",pod=~"infer-1|infer-2"}[600s]))"),
+            std::string::npos)
+      << prometheus->queries[4];
+  EXPECT_EQ(ready()["status"], "False");
+  EXPECT_EQ(ready()["reason"], "MetricsNotPerPod");
+  EXPECT_EQ(ready()["message"],
+            "metric \"kubex_gpu_container_sm_utilization_percent\" gives pods ml/infer-1 and ml/infer-2 on one GPU the "
+            "same series (the device's value copied onto each pod, as DCGM's per-pod mode does); no recommendation "
+            "for 2 pods sharing a GPU: use kubex gpu-exporter or another per-process source");
+
+  // The source turns per process: the condition clears and the workload is recommended for.
+  prometheus->per_pod["infer-2"] = {30, 15};
+  clock.advance(1min);
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(prometheus->queries.size(), 9u);  // no suspects: four queries
+  EXPECT_EQ(ready()["status"], "True");
+  EXPECT_EQ(ready()["reason"], "Reconciled");
+  ASSERT_EQ(writer->writes.size(), 1u);
+  EXPECT_EQ(writer->writes[0].set.at(kRequests), R"({"app":{"gpu":"0.5"}})");
+}
+
+TEST_F(ReactiveFixture, EqualFlatSamplesOfSharersAreStillPerPod) {  // TEL-4: equal constant demand (kubex-sim)
+  add("ml", "infer", {"infer-1", "infer-2"});
+  share_gpu("ml", "infer");
+  prometheus->spread = 0;
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(prometheus->queries.size(), 5u);
+  EXPECT_EQ(ready()["reason"], "Reconciled");
+  ASSERT_EQ(writer->writes.size(), 1u);
+}
+
+TEST_F(ReactiveFixture, EqualSamplesOnDifferentGpusAreNotCompared) {  // TEL-4
+  add("ml", "a", {"a-1"});
+  add("ml", "b", {"b-1"});
+  share_gpu("ml", "a", "node-a/group-1");
+  share_gpu("ml", "b", "node-a/group-2");
+  prometheus->spread = 6.5;
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(prometheus->queries.size(), 4u);
+  EXPECT_EQ(ready()["reason"], "Reconciled");
+  EXPECT_EQ(writer->writes.size(), 2u);
+}
+
+TEST_F(ReactiveFixture, OnlyTheCopiedPodsLeaveTheirWorkloadsCycle) {  // TEL-4, OBS-4
+  // infer-1 and other-1 share a GPU and read its copied series; infer-2 is on another GPU and drives the upsize.
+  add("ml", "infer", {"infer-1", "infer-2"});
+  add("ml", "other", {"other-1"});
+  share_gpu("ml", "infer");
+  share_gpu("ml", "other");
+  pods->pods["ml/infer"].pods[1].gpu = "node-b/group-9";
+  prometheus->per_pod["infer-1"] = {90, 20};
+  prometheus->per_pod["other-1"] = {90, 20};
+  prometheus->spread = 4;
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(ready()["reason"], "MetricsNotPerPod");
+  EXPECT_NE(ready()["message"].get<std::string>().find("pods ml/infer-1 and ml/other-1 on one GPU"), std::string::npos);
+  ASSERT_EQ(writer->writes.size(), 1u);  // infer from infer-2 (45 %): 0.5; nothing for other
+  EXPECT_EQ(writer->writes[0].owner, "ml/infer");
+  EXPECT_EQ(writer->writes[0].set.at(kRequests), R"({"app":{"gpu":"0.5"}})");
+}
+
+TEST_F(ReactiveFixture, PrometheusFailureWinsOverMetricsNotPerPod) {  // REA-10, TEL-4
+  add("ml", "infer", {"infer-1", "infer-2"});
+  share_gpu("ml", "infer");
+  prometheus->spread = 6.5;
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(ready()["reason"], "MetricsNotPerPod");
+  prometheus->fail = true;
+  clock.advance(1min);
+  ASSERT_TRUE(cycle());
+  EXPECT_EQ(ready()["reason"], "PrometheusQueryFailed");
 }
 
 }  // namespace

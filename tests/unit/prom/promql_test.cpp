@@ -43,6 +43,9 @@ const QueryCase kQueries[] = {
      R"(avg by (namespace,pod,container) (quantile_over_time(0.95, rate(sm_seconds_total{namespace=~"ns1|ns2",pod=~"p1|p2"}[1m])[600s:30s])))"},
     {"counter_memory_avg", "mem_bytes_total", Reduction::kMax, Aggregation::kAvg,
      R"(avg by (namespace,pod,container) (max_over_time(rate(mem_bytes_total{namespace=~"ns1|ns2",pod=~"p1|p2"}[1m])[600s:30s])))"},
+    // TEL-4: whether a suspect pair's compute series moved.
+    {"gauge_compute_stddev", "gpu_util", Reduction::kStddev, Aggregation::kSum,
+     R"(sum by (namespace,pod,container) (stddev_over_time(gpu_util{namespace=~"ns1|ns2",pod=~"p1|p2"}[600s])))"},
     {"counter_memory_sum", "mem_bytes_total", Reduction::kMax, Aggregation::kSum,
      R"(sum by (namespace,pod,container) (max_over_time(rate(mem_bytes_total{namespace=~"ns1|ns2",pod=~"p1|p2"}[1m])[600s:30s])))"},
 };

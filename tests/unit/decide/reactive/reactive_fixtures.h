@@ -38,12 +38,12 @@ inline ContainerInput ctr(std::string name, Hundredths a, std::optional<double> 
   ContainerInput c;
   c.name = std::move(name);
   c.allocation = a;
-  c.samples = {compute, compute, memory, memory};
+  c.samples = {compute, compute, memory, memory, std::nullopt};
   return c;
 }
 
 inline PodInput pod(std::string name, std::vector<ContainerInput> containers) {
-  return PodInput{std::move(name), std::move(containers)};
+  return PodInput{std::move(name), std::move(containers), ""};
 }
 
 inline State state(std::map<std::string, Hundredths> baseline, std::string driver) {

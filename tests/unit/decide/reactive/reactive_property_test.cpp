@@ -57,10 +57,10 @@ Case random_case(Gen& g) {
   std::vector<Hundredths> template_alloc;
   for (int i = 0; i < containers; ++i) template_alloc.push_back(g.chance(0.15) ? 0 : g.between(1, 400));
   for (int p = 0; p < pods; ++p) {
-    PodInput pod{"p-" + std::to_string(g.between(0, 9)) + std::to_string(p), {}};
+    PodInput pod{"p-" + std::to_string(g.between(0, 9)) + std::to_string(p), {}, ""};
     for (int i = 0; i < containers; ++i) {
       ContainerInput ctr{kContainers[i], same_allocation ? template_alloc[i] : g.between(0, 400), {}, {}};
-      ctr.samples = {g.sample(), g.sample(), g.sample(), g.sample()};
+      ctr.samples = {g.sample(), g.sample(), g.sample(), g.sample(), std::nullopt};
       if (g.chance(0.2)) ctr.last_terminated_at = kNow - std::chrono::seconds(g.between(-60, 1800));
       pod.containers.push_back(ctr);
     }

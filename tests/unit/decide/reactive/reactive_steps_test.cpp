@@ -20,7 +20,7 @@ PodUsage pu(std::string name, double used, Hundredths allocated,
 
 // VAL-8: NaN and Inf count as missing.
 TEST(ReactiveUsage, SampleOf) {
-  Samples s{40, kNaN, kInf, -3};
+  Samples s{40, kNaN, kInf, -3, std::nullopt};
   EXPECT_EQ(sample_of(s, Query::kComputeUpsize), 40.0);
   EXPECT_EQ(sample_of(s, Query::kComputeScaleBack), std::nullopt);
   EXPECT_EQ(sample_of(s, Query::kMemoryUpsize), std::nullopt);

@@ -127,7 +127,7 @@ TEST(PolicyConditions, Table) {
     EXPECT_TRUE(r == "Reconciled" || r == "StrategyNotFound" || r == "InvalidContract" || r == "InvalidSpec")
         << r;
   }
-  EXPECT_EQ(recommender_ready_reasons(), std::vector<std::string>{"PrometheusQueryFailed"});
+  EXPECT_EQ(recommender_ready_reasons(), (std::vector<std::string>{"PrometheusQueryFailed", "MetricsNotPerPod"}));
 }
 
 // REA-1, PRO-8: who writes lastEvaluationTime. The status write is a static policy's evaluation; a valid reactive
