@@ -28,6 +28,9 @@ if [[ "$quick" == "--quick" ]]; then
   echo
   # Sizing replayed on the GenAI serving trace (issue 36; ../shared/data/alibaba-gentd26): about 20 seconds.
   /usr/bin/python3 bench/sizing/rule_costs.py --build "$build"
+  echo
+  # `kubex gpu-exporter` at 8 GPUs × 64 processes (fake NVML) vs a plain /proc loop (issue 37): one short repetition.
+  /usr/bin/python3 bench/telemetry/exporter_cost.py --build "$build" --seconds 15 --reps 1
 else
   "$bin/bench-apiserver"
   echo
@@ -57,6 +60,10 @@ else
   # Sizing replayed on the GenAI serving trace (issue 36; ../shared/data/alibaba-gentd26, "Alibaba Cluster Trace
   # Program, cluster-trace-v2026-GenAI"): the starter, the safe-sizing preset, three references, rule costs; ~20 s.
   /usr/bin/python3 bench/sizing/rule_costs.py --build "$build"
+  echo
+  # `kubex gpu-exporter` at 8 GPUs × 64 processes sampled every second (fake NVML), scraped and not, vs a plain C++
+  # loop reading the same 512 /proc/<pid>/cgroup files (issue 37): about 7 minutes.
+  /usr/bin/python3 bench/telemetry/exporter_cost.py --build "$build"
   echo
   # The engine with everything on (CRDs, the starter example, consolidation, webhooks, Prometheus) on the peer
   # rig (issue 27): about 25 minutes; `--scale 5` for Kubernetes' envelope is not part of this run.
