@@ -503,7 +503,7 @@ def test_gpu_exporter_daemonset_runs_kubex_gpu_exporter_with_host_pid_host_proc_
     assert c["ports"] == [{"name": "metrics", "containerPort": 9500, "protocol": "TCP"}]
     for probe in ("livenessProbe", "readinessProbe"):
         assert c[probe]["httpGet"] == {"path": "/metrics", "port": "metrics"}
-    assert c["resources"]["requests"] == {"cpu": "20m", "memory": "24Mi"}
+    assert c["resources"]["requests"] == {"cpu": "20m", "memory": "40Mi"}
     assert c["resources"]["limits"] == {"memory": "64Mi"}
     assert "nvidia.com/gpu" not in c["resources"]["limits"]  # it holds no GPU
     assert pod["serviceAccountName"] == one(objs, "ServiceAccount", EXPORTER)["metadata"]["name"]
