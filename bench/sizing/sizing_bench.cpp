@@ -171,7 +171,7 @@ int main(int argc, char** argv) {
                           {"strategy", policies->strategy_name.empty() ? "kai-gpu-sharing (the guide's starter)"
                                                                         : policies->strategy_name},
                           {"device_mib", device_mib},
-                          {"containers", series->size()}};
+                          {"container_count", series->size()}};
     out["kubex_by_source"] = {{"resizes", resizes_by}, {"over_allocation_samples", over_by}};
     for (const Sizer& s : sizers) {
       nlohmann::json j = fields(s.total);

@@ -131,7 +131,7 @@ def test_the_real_trace_replays(tmp_path):  # the production trace of ../shared/
             "--device-mib", DEVICE_MIB, "-o", "json")
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
-    assert len(out["kubex"]["containers"]) == out["containers"] > 0
+    assert len(out["kubex"]["containers"]) == out["container_count"] > 0
     # The oracle is the most a safe sizer can save: no memory above what it holds.
     assert out["oracle_hourly"]["over_allocation_percent"] == 0
     assert 0 < out["oracle_hourly"]["saved_percent"] < 100
