@@ -180,7 +180,10 @@ def test_statefulset_ordinal_names_ordered_ready_and_recreation(sim, namespace):
     assert (p0.spec.hostname, p0.spec.subdomain) == ("db-0", "db")
     assert controller_of(p0).kind == "StatefulSet"
     # OrderedReady: db-1 only once db-0 is Running and Ready, and so on.
-    assert apps.read_namespaced_stateful_set("db", namespace).status.replicas == 1
+    # The controller writes status after it creates the pod: wait for that write rather than racing it (a loaded
+    # CI machine saw replicas 0 right after db-0 appeared).
+    wait_for(lambda: apps.read_namespaced_stateful_set("db", namespace).status.replicas == 1,
+             what="status.replicas 1")
     assert names() == ["db-0"]
     make_ready(core, namespace, "db-0")
     wait_for(lambda: names() == ["db-0", "db-1"], what="db-1 after db-0 is ready")
